@@ -1,0 +1,23 @@
+/**
+ * Kysely over a `pg` Pool. The same Pool shape serves real PostgreSQL and the embedded PGlite
+ * (reached over its in-process wire server), so every query path is identical in both modes.
+ */
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './types';
+
+export type Db = Kysely<Database>;
+
+// COUNT(*) and bigint columns arrive as strings by default; our counts fit comfortably in a double.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
+
+export function createPool(connectionString: string, max: number): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000 });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  return pool;
+}
+
+export function createDb(pool: pg.Pool): Db {
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}

@@ -1,0 +1,78 @@
+/**
+ * Opens the service's database from config: real PostgreSQL when DATABASE_URL is set, otherwise the
+ * embedded PGlite under DATA_DIR served over the wire protocol in this process.
+ *
+ * A second process (the CLI) must never open a data directory a running server holds: PGlite has
+ * no locking of its own and two writers corrupt it. So `attach: true` connects to the running
+ * server's wire port, recorded in the lock file, instead.
+ */
+import type pg from 'pg';
+import type { Config } from '../src/config';
+import type { Logger } from '../src/logger';
+import { createDb, createPool, type Db } from './connect';
+import { openEmbeddedDatabase, readRunningServer } from './embedded/open-embedded';
+import { unlockStaleJobs } from './embedded/unlock-stale-jobs';
+import { migrateToLatest } from './migrate';
+
+export type DatabaseMode = 'postgres' | 'embedded' | 'embedded-attached';
+
+export type DatabaseHandle = {
+  db: Db;
+  pool: pg.Pool;
+  connectionString: string;
+  mode: DatabaseMode;
+  close(): Promise<void>;
+};
+
+export async function openDatabase(
+  config: Config,
+  logger: Logger,
+  opts: { migrate?: boolean; attach?: boolean } = {},
+): Promise<DatabaseHandle> {
+  const { migrate = true, attach = false } = opts;
+  let connectionString: string;
+  let mode: DatabaseMode;
+  let closeEmbedded = async () => {};
+
+  if (config.database.kind === 'postgres') {
+    connectionString = config.database.url;
+    mode = 'postgres';
+  } else {
+    const running = attach ? readRunningServer(config.database.dataDir) : null;
+    if (running) {
+      connectionString = `postgres://postgres@127.0.0.1:${running.port}/postgres`;
+      mode = 'embedded-attached';
+      logger.debug({ pid: running.pid, port: running.port }, 'attached to the running embedded database');
+    } else {
+      const started = Date.now();
+      const embedded = await openEmbeddedDatabase({ dataDir: config.database.dataDir, logger });
+      connectionString = embedded.connectionString;
+      mode = 'embedded';
+      closeEmbedded = () => embedded.close();
+      logger.info({ dataDir: config.database.dataDir, ms: Date.now() - started }, 'embedded database open');
+    }
+  }
+
+  const pool = createPool(connectionString, mode === 'postgres' ? config.databasePoolSize : 10);
+  const db = createDb(pool);
+  try {
+    if (migrate) await migrateToLatest(db, pool);
+    // We hold the data directory's lock, so any job still marked locked belongs to a dead worker.
+    if (mode === 'embedded') await unlockStaleJobs(pool);
+  } catch (err) {
+    await db.destroy().catch(() => {});
+    await closeEmbedded();
+    throw err;
+  }
+
+  return {
+    db,
+    pool,
+    connectionString,
+    mode,
+    async close() {
+      await db.destroy(); // also ends the pool
+      await closeEmbedded();
+    },
+  };
+}

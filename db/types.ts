@@ -1,0 +1,131 @@
+/**
+ * Kysely's view of the schema: the single source of truth for row types. Migrations under
+ * db/migrations/ must keep it true.
+ */
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { ApiKeyId, ChunkId, DocumentId, KbId, MessageId, OrgId, SessionId } from '../src/ids';
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type Json<T> = ColumnType<T, string | T, string | T>;
+
+export type PlanName = 'free' | 'starter' | 'pro';
+
+export type OrgSettings = {
+  voice_enabled?: boolean;
+  /** Origins allowed to embed the widget; empty or absent means any origin. */
+  allowed_origins?: string[];
+};
+
+export interface OrganizationsTable {
+  id: OrgId;
+  slug: string;
+  name: string;
+  plan: PlanName;
+  settings: Json<OrgSettings>;
+  created_at: Timestamp;
+}
+
+export interface ApiKeysTable {
+  id: ApiKeyId;
+  org_id: OrgId;
+  name: string | null;
+  /** First characters of the key, shown in listings and used to find the row; never the secret. */
+  prefix: string;
+  /** sha256 of the whole key (keys are 190-bit random, so a slow KDF buys nothing). */
+  hash: string;
+  created_at: Timestamp;
+  last_used_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+}
+
+export interface KnowledgeBasesTable {
+  id: KbId;
+  org_id: OrgId;
+  name: string;
+  description: string | null;
+  widget_enabled: Generated<boolean>;
+  /** Embedding model the KB's vectors were made with; a change re-embeds through a job. */
+  embedding_model: string | null;
+  embedding_dimensions: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type DocumentStatus = 'processing' | 'ready' | 'failed';
+export type DocumentSource = 'upload' | 'url';
+
+export interface DocumentsTable {
+  id: DocumentId;
+  org_id: OrgId;
+  kb_id: KbId;
+  source: DocumentSource;
+  filename: string;
+  content_type: string | null;
+  size_bytes: number | null;
+  status: DocumentStatus;
+  error: string | null;
+  chunk_count: Generated<number>;
+  pages: number | null;
+  crawl_options: Json<Record<string, unknown>> | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface DocumentFilesTable {
+  document_id: DocumentId;
+  bytes: Buffer;
+}
+
+export interface ChunksTable {
+  id: ChunkId;
+  document_id: DocumentId;
+  kb_id: KbId;
+  position: number;
+  text: string;
+  heading_path: string[];
+  page: number | null;
+  url: string | null;
+  token_count: number;
+  /** Number of lexemes in tsv: the BM25 document length. */
+  lexeme_count: number;
+  tsv: string;
+  embedding: string | null;
+  embedding_dimensions: number | null;
+  created_at: Timestamp;
+}
+
+export interface ChatSessionsTable {
+  id: SessionId;
+  org_id: OrgId;
+  kb_id: KbId;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ChatMessagesTable {
+  id: MessageId;
+  session_id: SessionId;
+  role: 'user' | 'assistant';
+  content: string;
+  citations: Json<unknown[]>;
+  created_at: Timestamp;
+}
+
+export interface Database {
+  organizations: OrganizationsTable;
+  api_keys: ApiKeysTable;
+  knowledge_bases: KnowledgeBasesTable;
+  documents: DocumentsTable;
+  document_files: DocumentFilesTable;
+  chunks: ChunksTable;
+  chat_sessions: ChatSessionsTable;
+  chat_messages: ChatMessagesTable;
+}
+
+export type Organization = Selectable<OrganizationsTable>;
+export type NewOrganization = Insertable<OrganizationsTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type KnowledgeBase = Selectable<KnowledgeBasesTable>;
+export type KnowledgeBaseUpdate = Updateable<KnowledgeBasesTable>;
+export type DocumentRow = Selectable<DocumentsTable>;
+export type ChunkRow = Selectable<ChunksTable>;

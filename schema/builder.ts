@@ -1,0 +1,27 @@
+/**
+ * The Pothos schema builder. Resolvers receive a lazily authenticated context: the API key is
+ * checked once per request, the first time a resolver needs the caller's organisation.
+ */
+import SchemaBuilder from '@pothos/core';
+import type { ServiceContext } from '../src/context';
+
+export type GraphQLContext = {
+  requestId: string;
+  /** Authenticates the request (memoised); throws AppError('unauthorized') without a valid key. */
+  auth: () => Promise<ServiceContext>;
+};
+
+export const builder = new SchemaBuilder<{
+  Context: GraphQLContext;
+  DefaultFieldNullability: false;
+  Scalars: { DateTime: { Input: string; Output: string } };
+}>({ defaultFieldNullability: false });
+
+builder.scalarType('DateTime', {
+  description: 'ISO 8601 timestamp in UTC',
+  serialize: (v) => v,
+  parseValue: (v) => String(v),
+});
+
+builder.queryType({});
+builder.mutationType({});

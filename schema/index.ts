@@ -1,0 +1,6 @@
+/** Assembles the GraphQL schema: importing a type module registers its types and fields. */
+import { builder } from './builder';
+import './document';
+import './knowledge-base';
+
+export const schema = builder.toSchema({ sortSchema: true });

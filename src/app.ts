@@ -1,0 +1,77 @@
+/**
+ * The HTTP application: one fetch handler for REST (/api), GraphQL (/graphql), tRPC (/trpc),
+ * health probes and the widget script. Tests call `app.fetch(new Request(...))` directly.
+ */
+import { randomUUID } from 'node:crypto';
+import { Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import { sql } from 'kysely';
+import { isMigrated } from '../db/migrate';
+import { AppError, errorBody, toAppError } from './errors';
+import { createGraphQLHandler } from './graphql/yoga';
+import type { HttpDeps } from './http/authenticate-request';
+import { createRateLimiter } from './http/rate-limit';
+import type { AppDeps } from './context';
+import type { HonoEnv } from './rest/hono-env';
+import { createRestApi } from './rest/rest-api';
+import { createTrpcHandler } from './trpc/handler';
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+export function createApp(appDeps: AppDeps & Partial<Pick<HttpDeps, 'rateLimiter'>>) {
+  const deps: HttpDeps = { ...appDeps, rateLimiter: appDeps.rateLimiter ?? createRateLimiter(appDeps.config.rateLimitPerMinute) };
+  const app = new Hono<HonoEnv>();
+  const graphql = createGraphQLHandler(deps);
+  const trpc = createTrpcHandler(deps);
+
+  app.use('*', async (c, next) => {
+    const incoming = c.req.header('x-request-id');
+    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    c.set('requestId', requestId);
+    c.set('logger', deps.logger.child({ requestId }));
+    const started = performance.now();
+    await next();
+    c.header('x-request-id', requestId);
+    c.var.logger.info(
+      { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) },
+      'request',
+    );
+  });
+
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/readyz', async (c) => {
+    try {
+      await sql`select 1`.execute(deps.db);
+      if (!(await isMigrated(deps.db))) return c.json({ status: 'unavailable', reason: 'migrations pending' }, 503);
+      return c.json({ status: 'ok' });
+    } catch {
+      return c.json({ status: 'unavailable', reason: 'database unreachable' }, 503);
+    }
+  });
+
+  app.route('/api', createRestApi(deps));
+  app.on(['GET', 'POST', 'OPTIONS'], '/graphql', (c) => graphql.fetch(c.req.raw, { requestId: c.var.requestId }));
+  app.all('/trpc/*', (c) => trpc(c.req.raw, c.var.requestId));
+
+  app.notFound((c) => c.json(errorBody(new AppError('not_found', `No route for ${c.req.method} ${c.req.path}`)), 404));
+
+  app.onError((err, c) => {
+    const requestId = c.var.requestId;
+    let appError: AppError;
+    if (err instanceof HTTPException && err.status === 400) {
+      appError = new AppError('invalid_input', 'Malformed request body: expected valid JSON');
+    } else {
+      appError = toAppError(err, requestId);
+    }
+    if (appError.code === 'internal_error') {
+      (c.var.logger ?? deps.logger).error({ err, requestId }, 'unhandled error');
+    }
+    if (appError.details.retryAfter) c.header('Retry-After', String(appError.details.retryAfter));
+    c.header('x-request-id', requestId);
+    return c.json(errorBody(appError), appError.status as 400);
+  });
+
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

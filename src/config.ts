@@ -1,0 +1,91 @@
+/**
+ * The only reader of process.env. Parsed once at boot with zod and frozen; an invalid environment
+ * fails fast with every problem listed, so a misconfigured deploy never half-starts.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const ZEnv = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** Embedded default database lives here (ignored when DATABASE_URL is set). */
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: z.string().url().optional(),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Run the ingestion worker inside the web process (default on the embedded database). */
+  WORKER_INLINE: bool.optional(),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+  MAX_UPLOAD_BYTES: z.coerce.number().int().min(1).default(25 * 1024 * 1024),
+  MAX_JSON_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  OPENAI_BASE_URL: z.string().url().optional(),
+  OPENAI_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  OPENAI_EMBEDDING_MODEL: z.string().min(1).default('text-embedding-3-small'),
+  UNSTRUCTURED_API_URL: z.string().url().optional(),
+  UNSTRUCTURED_API_KEY: z.string().min(1).optional(),
+  CRAWL_ALLOW_PRIVATE: bool.default(false),
+  /** Comma-separated; empty means the dashboard-style GraphiQL is only on in development. */
+  GRAPHIQL: bool.optional(),
+});
+
+export type Config = Readonly<{
+  env: 'development' | 'production' | 'test';
+  host: string;
+  port: number;
+  database: { kind: 'embedded'; dataDir: string } | { kind: 'postgres'; url: string };
+  databasePoolSize: number;
+  logLevel: z.infer<typeof ZEnv>['LOG_LEVEL'];
+  worker: { inline: boolean; concurrency: number };
+  rateLimitPerMinute: number;
+  maxUploadBytes: number;
+  maxJsonBytes: number;
+  openai: { apiKey: string; baseURL?: string; model: string; embeddingModel: string } | null;
+  unstructured: { serverURL: string; apiKey?: string } | null;
+  crawlAllowPrivate: boolean;
+  graphiql: boolean;
+}>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // Empty strings are "unset": Procfile/.env tooling often exports VAR= for optional values.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = ZEnv.safeParse(cleaned);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`));
+  }
+  const e = parsed.data;
+  const database: Config['database'] = e.DATABASE_URL
+    ? { kind: 'postgres', url: e.DATABASE_URL }
+    : { kind: 'embedded', dataDir: path.resolve(e.DATA_DIR) };
+  return Object.freeze({
+    env: e.NODE_ENV,
+    host: e.HOST,
+    port: e.PORT,
+    database,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    logLevel: e.LOG_LEVEL,
+    worker: { inline: e.WORKER_INLINE ?? database.kind === 'embedded', concurrency: e.WORKER_CONCURRENCY },
+    rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    maxUploadBytes: e.MAX_UPLOAD_BYTES,
+    maxJsonBytes: e.MAX_JSON_BYTES,
+    openai: e.OPENAI_API_KEY
+      ? { apiKey: e.OPENAI_API_KEY, baseURL: e.OPENAI_BASE_URL, model: e.OPENAI_MODEL, embeddingModel: e.OPENAI_EMBEDDING_MODEL }
+      : null,
+    unstructured: e.UNSTRUCTURED_API_URL ? { serverURL: e.UNSTRUCTURED_API_URL, apiKey: e.UNSTRUCTURED_API_KEY } : null,
+    crawlAllowPrivate: e.CRAWL_ALLOW_PRIVATE,
+    graphiql: e.GRAPHIQL ?? e.NODE_ENV === 'development',
+  });
+}

@@ -1,0 +1,33 @@
+/**
+ * What every service call receives. Transports (REST, GraphQL, tRPC, jobs, ws) build it the same way
+ * through `authenticateRequest`, so authorisation and tenancy are decided once, in the service layer.
+ */
+import type { Config } from './config';
+import type { Db } from '../db/connect';
+import type { Organization } from '../db/types';
+import type { Logger } from './logger';
+import type { ApiKeyId } from './ids';
+
+/** Process-wide dependencies, created once at boot (or per test). */
+export type AppDeps = {
+  db: Db;
+  config: Config;
+  logger: Logger;
+};
+
+/** A caller acting for one organisation. */
+export type ServiceContext = AppDeps & {
+  org: Organization;
+  apiKeyId: ApiKeyId | null;
+  requestId: string;
+};
+
+export function createContext(deps: AppDeps, org: Organization, opts: { apiKeyId?: ApiKeyId | null; requestId: string }): ServiceContext {
+  return {
+    ...deps,
+    logger: deps.logger.child({ requestId: opts.requestId, orgId: org.id }),
+    org,
+    apiKeyId: opts.apiKeyId ?? null,
+    requestId: opts.requestId,
+  };
+}

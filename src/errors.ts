@@ -1,0 +1,82 @@
+/**
+ * One error type for the whole service. Services throw AppError; each transport maps it through
+ * ERROR_CODES, so REST, GraphQL and tRPC can never disagree about what went wrong.
+ */
+import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+
+export const ERROR_CODES = {
+  invalid_input: { http: 400, trpc: 'BAD_REQUEST', graphql: 'BAD_USER_INPUT' },
+  unauthorized: { http: 401, trpc: 'UNAUTHORIZED', graphql: 'UNAUTHENTICATED' },
+  forbidden: { http: 403, trpc: 'FORBIDDEN', graphql: 'FORBIDDEN' },
+  plan_limit_exceeded: { http: 403, trpc: 'FORBIDDEN', graphql: 'PLAN_LIMIT_EXCEEDED' },
+  not_found: { http: 404, trpc: 'NOT_FOUND', graphql: 'NOT_FOUND' },
+  conflict: { http: 409, trpc: 'CONFLICT', graphql: 'CONFLICT' },
+  payload_too_large: { http: 413, trpc: 'PAYLOAD_TOO_LARGE', graphql: 'PAYLOAD_TOO_LARGE' },
+  unsupported_media_type: { http: 415, trpc: 'UNSUPPORTED_MEDIA_TYPE', graphql: 'UNSUPPORTED_MEDIA_TYPE' },
+  rate_limited: { http: 429, trpc: 'TOO_MANY_REQUESTS', graphql: 'RATE_LIMITED' },
+  internal_error: { http: 500, trpc: 'INTERNAL_SERVER_ERROR', graphql: 'INTERNAL_SERVER_ERROR' },
+  unavailable: { http: 503, trpc: 'INTERNAL_SERVER_ERROR', graphql: 'SERVICE_UNAVAILABLE' },
+} as const satisfies Record<string, { http: number; trpc: TRPC_ERROR_CODE_KEY; graphql: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export type ErrorDetails = {
+  /** Dotted path of the offending input field, when there is one. */
+  field?: string;
+  /** Seconds until a rate-limited caller may retry. */
+  retryAfter?: number;
+  requestId?: string;
+  [key: string]: unknown;
+};
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: ErrorDetails = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+
+  get status(): number {
+    return ERROR_CODES[this.code].http;
+  }
+}
+
+export const notFound = (what: string) => new AppError('not_found', `${what} not found`);
+
+/** The public body every REST error uses: { error: { code, message, field?, request_id? } }. */
+export function errorBody(err: AppError) {
+  const { field, requestId } = err.details;
+  return {
+    error: {
+      code: err.code,
+      message: err.message,
+      ...(field ? { field } : {}),
+      ...(requestId ? { request_id: requestId } : {}),
+    },
+  };
+}
+
+const PG_UNIQUE_VIOLATION = '23505';
+const PG_FOREIGN_KEY_VIOLATION = '23503';
+const PG_INVALID_TEXT = '22P02';
+
+/**
+ * Normalises anything thrown into an AppError. Postgres constraint errors are translated here and
+ * only here; anything unknown becomes an opaque internal_error (the original is kept as `cause` for logs).
+ */
+export function toAppError(err: unknown, requestId?: string): AppError {
+  if (err instanceof AppError) {
+    if (requestId && err.code === 'internal_error') err.details.requestId ??= requestId;
+    return err;
+  }
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === PG_UNIQUE_VIOLATION) return new AppError('conflict', 'A resource with these values already exists');
+  if (code === PG_FOREIGN_KEY_VIOLATION) return new AppError('not_found', 'A referenced resource does not exist');
+  if (code === PG_INVALID_TEXT) return new AppError('invalid_input', 'A value has an invalid format');
+  const wrapped = new AppError('internal_error', 'Internal server error', requestId ? { requestId } : {});
+  (wrapped as { cause?: unknown }).cause = err;
+  return wrapped;
+}

@@ -1,0 +1,45 @@
+/**
+ * graphql-yoga over the Pothos schema at /graphql. AppErrors become GraphQL errors whose
+ * extensions carry the same code table the other transports use; anything else is masked.
+ */
+import { GraphQLError } from 'graphql';
+import { createYoga } from 'graphql-yoga';
+import { schema } from '../../schema/index';
+import { ERROR_CODES, toAppError } from '../errors';
+import { authenticateRequest, type HttpDeps } from '../http/authenticate-request';
+import type { GraphQLContext } from '../../schema/builder';
+
+type ServerContext = { requestId: string };
+
+export function createGraphQLHandler(deps: HttpDeps) {
+  return createYoga<ServerContext, GraphQLContext>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    graphiql: deps.config.graphiql,
+    landingPage: false,
+    logging: false,
+    context: ({ request, requestId }) => {
+      let authed: ReturnType<GraphQLContext['auth']> | undefined;
+      return { requestId, auth: () => (authed ??= authenticateRequest(deps, request.headers, requestId)) } as GraphQLContext;
+    },
+    maskedErrors: {
+      maskError(error) {
+        const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
+        // Errors graphql-js raises itself (syntax, unknown field, bad variable) are the client's.
+        if (original instanceof GraphQLError && !original.originalError) return original;
+        const appError = toAppError(original);
+        if (appError.code === 'internal_error') deps.logger.error({ err: original }, 'graphql resolver failed');
+        return new GraphQLError(appError.message, {
+          nodes: error instanceof GraphQLError ? error.nodes : undefined,
+          path: error instanceof GraphQLError ? error.path : undefined,
+          extensions: {
+            code: ERROR_CODES[appError.code].graphql,
+            app_code: appError.code,
+            ...(appError.details.field ? { field: appError.details.field } : {}),
+            ...(appError.details.retryAfter ? { retry_after: appError.details.retryAfter } : {}),
+          },
+        });
+      },
+    },
+  });
+}

@@ -1,0 +1,28 @@
+/**
+ * Starts graphile-worker on the service's pool. On the embedded database all connections share one
+ * PGlite session, so prepared statement names would collide: noPreparedStatements is mandatory there.
+ */
+import { Logger as WorkerLogger, run, type Runner } from 'graphile-worker';
+import type { Logger } from '../logger';
+import type { Runtime } from '../runtime';
+import { createTaskList } from './task-list';
+
+function workerLogger(logger: Logger) {
+  return new WorkerLogger((scope) => (level, message, meta) => {
+    const method = level === 'error' ? 'error' : level === 'warning' ? 'warn' : level === 'info' ? 'info' : 'debug';
+    logger[method]({ worker: scope, ...meta }, message);
+  });
+}
+
+export async function startWorker(runtime: Runtime, opts: { pollInterval?: number } = {}): Promise<Runner> {
+  const { config, logger, database } = runtime;
+  return run({
+    pgPool: database.pool,
+    taskList: createTaskList(runtime.deps),
+    concurrency: config.worker.concurrency,
+    noHandleSignals: true,
+    noPreparedStatements: database.mode !== 'postgres',
+    pollInterval: opts.pollInterval ?? 2000,
+    logger: workerLogger(logger.child({ component: 'worker' })),
+  });
+}

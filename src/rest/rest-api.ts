@@ -1,0 +1,54 @@
+/**
+ * The documented REST `/api` surface: a compatibility layer over the services. Validation uses the
+ * services' own zod schemas, which also generate /api/openapi.json, so the document cannot drift.
+ */
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { bodyLimit } from 'hono/body-limit';
+import { AppError } from '../errors';
+import { authenticateRequest, type HttpDeps } from '../http/authenticate-request';
+import { zodErrorToAppError } from '../validation';
+import type { HonoEnv } from './hono-env';
+import { registerDocumentRoutes } from './routes/documents';
+import { registerKbRoutes } from './routes/kbs';
+
+const PUBLIC_PATHS = new Set(['/api/openapi.json']);
+
+export function createRestApi(deps: HttpDeps) {
+  const app = new OpenAPIHono<HonoEnv>({
+    defaultHook: (result) => {
+      if (!result.success) throw zodErrorToAppError(result.error);
+    },
+  });
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', { type: 'apiKey', in: 'header', name: 'x-api-key' });
+
+  app.use('*', async (c, next) => {
+    if (PUBLIC_PATHS.has(c.req.path)) return next();
+    c.set('svc', await authenticateRequest(deps, c.req.raw.headers, c.var.requestId));
+    return next();
+  });
+
+  // JSON bodies are small; uploads have their own streaming limit.
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: deps.config.maxJsonBytes,
+      onError: () => {
+        throw new AppError('payload_too_large', `Request body exceeds ${deps.config.maxJsonBytes} bytes`);
+      },
+    }),
+  );
+
+  registerKbRoutes(app);
+  registerDocumentRoutes(app);
+
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'Groundwork API',
+      version: '1.0.0',
+      description: 'Knowledge bases, ingestion, retrieval-augmented search and chat. Every endpoint needs the x-api-key header.',
+    },
+  });
+  return app;
+}

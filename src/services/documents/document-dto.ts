@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import type { DocumentRow } from '../../../db/types';
+
+export const ZDocument = z.object({
+  id: z.string(),
+  kb_id: z.string(),
+  filename: z.string(),
+  source: z.enum(['upload', 'url']),
+  content_type: z.string().nullable(),
+  status: z.enum(['processing', 'ready', 'failed']),
+  chunk_count: z.number().int(),
+  error: z.string().nullable(),
+  size_bytes: z.number().int().nullable(),
+  pages: z.number().int().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type DocumentDto = z.infer<typeof ZDocument>;
+
+export function toDocumentDto(d: DocumentRow): DocumentDto {
+  return {
+    id: d.id,
+    kb_id: d.kb_id,
+    filename: d.filename,
+    source: d.source,
+    content_type: d.content_type,
+    status: d.status,
+    chunk_count: d.chunk_count,
+    error: d.error,
+    size_bytes: d.size_bytes,
+    pages: d.pages,
+    created_at: d.created_at.toISOString(),
+    updated_at: d.updated_at.toISOString(),
+  };
+}

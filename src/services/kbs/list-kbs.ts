@@ -1,0 +1,16 @@
+/** Lists the organisation's knowledge bases with their document counts, oldest first. */
+import { sql } from 'kysely';
+import type { ServiceContext } from '../../context';
+import { toKbDto, type KbDto } from './kb-dto';
+
+export async function listKbs(ctx: ServiceContext): Promise<{ kbs: KbDto[] }> {
+  const rows = await ctx.db
+    .selectFrom('knowledge_bases as kb')
+    .selectAll('kb')
+    .select(sql<number>`(select count(*)::int from documents d where d.kb_id = kb.id)`.as('doc_count'))
+    .where('kb.org_id', '=', ctx.org.id)
+    .orderBy('kb.created_at')
+    .orderBy('kb.id')
+    .execute();
+  return { kbs: rows.map(({ doc_count, ...kb }) => toKbDto(kb, doc_count)) };
+}

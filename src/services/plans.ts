@@ -1,0 +1,24 @@
+/**
+ * Plans and their limits, in one place. Limits are checked in services (never in transports) so
+ * every API obeys them; checks that count rows run under a per-organisation row lock.
+ */
+import type { PlanName } from '../../db/types';
+
+export const PLAN_NAMES = ['free', 'starter', 'pro'] as const satisfies readonly PlanName[];
+
+export type PlanLimits = {
+  maxKnowledgeBases: number;
+  /** Documents per organisation, across all its KBs. */
+  maxDocuments: number;
+  voice: boolean;
+};
+
+export const PLANS: Record<PlanName, PlanLimits> = {
+  free: { maxKnowledgeBases: 1, maxDocuments: 50, voice: false },
+  starter: { maxKnowledgeBases: 5, maxDocuments: 2_000, voice: true },
+  pro: { maxKnowledgeBases: 100, maxDocuments: 100_000, voice: true },
+};
+
+export function planLimits(plan: PlanName): PlanLimits {
+  return PLANS[plan];
+}

@@ -1,0 +1,55 @@
+/**
+ * Once per test run: a PostgreSQL server with pgvector (TEST_DATABASE_URL, or a throwaway cluster)
+ * holding a migrated template database. Each test file clones the template, so files run in
+ * parallel on isolated databases without cleanup.
+ */
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { createDb, createPool } from '../../db/connect';
+import { migrateToLatest } from '../../db/migrate';
+import { startThrowawayCluster } from './postgres-cluster';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    pgAdminUrl: string;
+    pgTemplate: string;
+  }
+}
+
+const TEMPLATE = `gw_template_${process.pid}`;
+
+export function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+export default async function setup(project: TestProject) {
+  const cluster = process.env.TEST_DATABASE_URL ? null : await startThrowawayCluster();
+  const adminUrl = process.env.TEST_DATABASE_URL ?? cluster!.url;
+
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`drop database if exists ${TEMPLATE}`);
+  await admin.query(`create database ${TEMPLATE}`);
+  await admin.end();
+
+  const pool = createPool(withDatabase(adminUrl, TEMPLATE), 2);
+  const db = createDb(pool);
+  await migrateToLatest(db, pool);
+  await db.destroy();
+
+  project.provide('pgAdminUrl', adminUrl);
+  project.provide('pgTemplate', TEMPLATE);
+
+  return async () => {
+    if (cluster) {
+      cluster.stop();
+    } else {
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`drop database if exists ${TEMPLATE} with (force)`);
+      await c.end();
+    }
+  };
+}

@@ -1,0 +1,25 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * Two projects: every test runs on real PostgreSQL + pgvector; the API and service tests run again
+ * on the embedded PGlite database (TEST_DB=embedded), which is what `npm start` uses by default.
+ */
+const embeddedSuites = ['test/api/**/*.test.ts', 'test/services/**/*.test.ts', 'test/db/**/*.test.ts'];
+
+export default defineConfig({
+  test: {
+    globalSetup: ['test/infra/global-setup.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 180_000,
+    pool: 'forks',
+    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    reporters: ['default'],
+    projects: [
+      {
+        extends: true,
+        test: { name: 'postgres', include: ['test/**/*.test.ts'], exclude: ['test/db/**'], env: { TEST_DB: 'postgres' } },
+      },
+      { extends: true, test: { name: 'embedded', include: embeddedSuites, env: { TEST_DB: 'embedded' } } },
+    ],
+  },
+});
