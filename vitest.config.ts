@@ -7,6 +7,9 @@ import { defineConfig } from 'vitest/config';
 const embeddedSuites = ['test/api/**/*.test.ts', 'test/services/**/*.test.ts', 'test/db/**/*.test.ts'];
 
 export default defineConfig({
+  // graphql ships CJS and ESM builds; Node (and so graphql-yoga) loads the CJS one. Resolve ours the
+  // same way so GraphQLError is one class, as it is in production.
+  resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
   test: {
     globalSetup: ['test/infra/global-setup.ts'],
     testTimeout: 60_000,

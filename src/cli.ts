@@ -28,7 +28,9 @@ async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>): Promise<T> {
   }
 }
 
-const print = (json: boolean, value: unknown, human: string) => process.stdout.write(`${json ? JSON.stringify(value) : human}\n`);
+const print = (json: boolean, value: unknown, human: string): void => {
+  process.stdout.write(`${json ? JSON.stringify(value) : human}\n`);
+};
 
 const program = new Command('groundwork').description('Groundwork administration').showHelpAfterError();
 

@@ -24,9 +24,14 @@ export function createGraphQLHandler(deps: HttpDeps) {
     },
     maskedErrors: {
       maskError(error) {
+        // Errors without a path come from parsing, validation or variable coercion: the request's fault.
+        if (error instanceof GraphQLError && !error.path) {
+          return new GraphQLError(error.message, {
+            nodes: error.nodes,
+            extensions: { ...error.extensions, code: ERROR_CODES.invalid_input.graphql, app_code: 'invalid_input' },
+          });
+        }
         const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
-        // Errors graphql-js raises itself (syntax, unknown field, bad variable) are the client's.
-        if (original instanceof GraphQLError && !original.originalError) return original;
         const appError = toAppError(original);
         if (appError.code === 'internal_error') deps.logger.error({ err: original }, 'graphql resolver failed');
         return new GraphQLError(appError.message, {

@@ -12,6 +12,7 @@ import { registerDocumentRoutes } from './routes/documents';
 import { registerKbRoutes } from './routes/kbs';
 
 const PUBLIC_PATHS = new Set(['/api/openapi.json']);
+const MULTIPART_PATHS = new Set(['/api/ingest/upload']);
 
 export function createRestApi(deps: HttpDeps) {
   const app = new OpenAPIHono<HonoEnv>({
@@ -28,16 +29,23 @@ export function createRestApi(deps: HttpDeps) {
     return next();
   });
 
+  // Every body the JSON endpoints accept is JSON; anything else is refused before parsing.
+  app.use('*', async (c, next) => {
+    const hasBody = c.req.method === 'POST' || c.req.method === 'PUT' || c.req.method === 'PATCH';
+    if (hasBody && !MULTIPART_PATHS.has(c.req.path) && !/^application\/(.+\+)?json\b/i.test(c.req.header('content-type') ?? '')) {
+      throw new AppError('unsupported_media_type', 'Send the request body as JSON with content-type: application/json');
+    }
+    return next();
+  });
+
   // JSON bodies are small; uploads have their own streaming limit.
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: deps.config.maxJsonBytes,
-      onError: () => {
-        throw new AppError('payload_too_large', `Request body exceeds ${deps.config.maxJsonBytes} bytes`);
-      },
-    }),
-  );
+  const jsonLimit = bodyLimit({
+    maxSize: deps.config.maxJsonBytes,
+    onError: () => {
+      throw new AppError('payload_too_large', `Request body exceeds ${deps.config.maxJsonBytes} bytes`);
+    },
+  });
+  app.use('*', async (c, next) => (MULTIPART_PATHS.has(c.req.path) ? next() : jsonLimit(c, next)));
 
   registerKbRoutes(app);
   registerDocumentRoutes(app);

@@ -1,0 +1,46 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { printedSchema } from '../../schema/print-schema';
+import { restClient } from '../helpers/api-client';
+import { createTestApp, type TestApp } from '../helpers/test-app';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t?.close());
+
+/** Every documented REST route, with the error statuses it must document. */
+const DOCUMENTED: Array<[method: string, path: string, errors: number[]]> = [
+  ['get', '/api/kbs', [401, 429, 500]],
+  ['post', '/api/kbs', [400, 401, 403, 413, 415, 429, 500]],
+  ['get', '/api/kbs/{id}', [401, 404, 429, 500]],
+  ['delete', '/api/kbs/{id}', [401, 404, 429, 500]],
+  ['get', '/api/kbs/{id}/documents', [401, 404, 429, 500]],
+];
+
+describe('OpenAPI document', () => {
+  it('is served without a key and lists every route with its errors', async () => {
+    const res = await restClient(t.app).get('/api/openapi.json');
+    expect(res.status).toBe(200);
+    const doc = res.body;
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.components.securitySchemes.ApiKey).toEqual({ type: 'apiKey', in: 'header', name: 'x-api-key' });
+    for (const [method, path, errors] of DOCUMENTED) {
+      const op = doc.paths[path.replace(/^\/api/, '')]?.[method] ?? doc.paths[path]?.[method];
+      expect(op, `${method.toUpperCase()} ${path}`).toBeDefined();
+      for (const status of errors) {
+        const schema = op.responses[String(status)]?.content?.['application/json']?.schema;
+        expect(schema, `${method} ${path} ${status}`).toBeDefined();
+      }
+    }
+    expect(doc.paths['/kbs'].post.requestBody.content['application/json'].schema.required).toEqual(['name']);
+  });
+});
+
+describe('GraphQL SDL', () => {
+  it('committed schema/schema.graphql matches the Pothos schema (run npm run schema:print)', () => {
+    const committed = readFileSync(new URL('../../schema/schema.graphql', import.meta.url), 'utf8');
+    expect(committed).toBe(printedSchema());
+  });
+});
