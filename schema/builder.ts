@@ -14,7 +14,7 @@ export type GraphQLContext = {
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
   DefaultFieldNullability: false;
-  Scalars: { DateTime: { Input: string; Output: string } };
+  Scalars: { DateTime: { Input: string; Output: string }; File: { Input: File; Output: never } };
 }>({ defaultFieldNullability: false });
 
 builder.scalarType('DateTime', {
@@ -25,3 +25,10 @@ builder.scalarType('DateTime', {
 
 builder.queryType({});
 builder.mutationType({});
+
+builder.scalarType('File', {
+  description: 'A file sent with the GraphQL multipart request spec',
+  serialize: () => {
+    throw new Error('File is an input-only scalar');
+  },
+});

@@ -1,4 +1,10 @@
 import type { DocumentDto } from '../src/services/documents/document-dto';
+import { deleteDocument } from '../src/services/documents/delete-document';
+import { getDocument } from '../src/services/documents/get-document';
+import { ingestUpload } from '../src/services/documents/ingest-upload';
+import { ingestUrl } from '../src/services/documents/ingest-url';
+import { reingestDocument } from '../src/services/documents/reingest-document';
+import { AppError } from '../src/errors';
 import { builder } from './builder';
 
 export const DocumentStatusEnum = builder.enumType('DocumentStatus', { values: ['processing', 'ready', 'failed'] as const });
@@ -21,3 +27,64 @@ export const DocumentRef = builder.objectRef<DocumentDto>('Document').implement(
     updatedAt: t.field({ type: 'DateTime', resolve: (d) => d.updated_at }),
   }),
 });
+
+const IngestUrlInput = builder.inputType('IngestUrlInput', {
+  fields: (t) => ({
+    kbId: t.id({ required: true }),
+    url: t.string({ required: true }),
+    maxPages: t.int(),
+    maxDepth: t.int(),
+    include: t.stringList(),
+    exclude: t.stringList(),
+    sitemap: t.boolean(),
+  }),
+});
+
+const defined = <T extends Record<string, unknown>>(o: T) =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null)) as { [K in keyof T]?: NonNullable<T[K]> };
+
+builder.queryFields((t) => ({
+  document: t.field({
+    type: DocumentRef,
+    args: { kbId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
+    resolve: async (_root, { kbId, id }, ctx) => (await getDocument(await ctx.auth(), { kb_id: String(kbId), id: String(id) })).document,
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  uploadDocument: t.field({
+    type: DocumentRef,
+    description: 'Upload a PDF, DOCX, TXT or MD file (GraphQL multipart request spec)',
+    args: { kbId: t.arg.id({ required: true }), file: t.arg({ type: 'File', required: true }) },
+    resolve: async (_root, { kbId, file }, ctx) => {
+      const svc = await ctx.auth();
+      if (file.size > svc.config.maxUploadBytes) {
+        throw new AppError('payload_too_large', `The file exceeds the upload limit of ${Math.round(svc.config.maxUploadBytes / 1048576)} MB`, { field: 'file' });
+      }
+      const bytes = Buffer.from(await file.arrayBuffer());
+      return (await ingestUpload(svc, { kb_id: String(kbId), filename: file.name, bytes })).document;
+    },
+  }),
+  ingestUrl: t.field({
+    type: DocumentRef,
+    args: { input: t.arg({ type: IngestUrlInput, required: true }) },
+    resolve: async (_root, { input }, ctx) =>
+      (
+        await ingestUrl(await ctx.auth(), {
+          kb_id: String(input.kbId),
+          url: input.url,
+          ...defined({ max_pages: input.maxPages, max_depth: input.maxDepth, include: input.include, exclude: input.exclude, sitemap: input.sitemap }),
+        })
+      ).document,
+  }),
+  deleteDocument: t.field({
+    type: builder.objectRef<{ success: boolean }>('DeleteDocumentResult').implement({ fields: (f) => ({ success: f.exposeBoolean('success') }) }),
+    args: { kbId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
+    resolve: async (_root, { kbId, id }, ctx) => deleteDocument(await ctx.auth(), { kb_id: String(kbId), id: String(id) }),
+  }),
+  reingestDocument: t.field({
+    type: DocumentRef,
+    args: { kbId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
+    resolve: async (_root, { kbId, id }, ctx) => (await reingestDocument(await ctx.auth(), { kb_id: String(kbId), id: String(id) })).document,
+  }),
+}));

@@ -1,5 +1,6 @@
 /** Assembles the GraphQL schema: importing a type module registers its types and fields. */
 import { builder } from './builder';
+import './answers';
 import './document';
 import './knowledge-base';
 

@@ -2,17 +2,21 @@
  * What every service call receives. Transports (REST, GraphQL, tRPC, jobs, ws) build it the same way
  * through `authenticateRequest`, so authorisation and tenancy are decided once, in the service layer.
  */
-import type { Config } from './config';
 import type { Db } from '../db/connect';
 import type { Organization } from '../db/types';
-import type { Logger } from './logger';
+import type { EmbeddingRegistry } from './ai/embedding-registry';
+import type { ModelRegistry } from './ai/providers';
+import type { Config } from './config';
 import type { ApiKeyId } from './ids';
+import type { Logger } from './logger';
 
 /** Process-wide dependencies, created once at boot (or per test). */
 export type AppDeps = {
   db: Db;
   config: Config;
   logger: Logger;
+  embeddings: EmbeddingRegistry;
+  models: ModelRegistry;
 };
 
 /** A caller acting for one organisation. */

@@ -1,16 +1,25 @@
 /**
  * Boot sequence shared by the entry points: config -> logger -> database (migrated) -> deps.
  */
-import { loadConfig, type Config } from './config';
-import { createLogger, type Logger } from './logger';
 import { openDatabase, type DatabaseHandle } from '../db/open-database';
+import { createEmbeddingRegistry } from './ai/embedding-registry';
+import { createModelRegistry } from './ai/providers';
+import { loadConfig, type Config } from './config';
 import type { AppDeps } from './context';
+import { createLogger, type Logger } from './logger';
 
 export type Runtime = { config: Config; logger: Logger; database: DatabaseHandle; deps: AppDeps };
+
+export function createAiDeps(config: Config): Pick<AppDeps, 'embeddings' | 'models'> {
+  return {
+    embeddings: createEmbeddingRegistry(config),
+    models: createModelRegistry(config.openai ? { openai: { apiKey: config.openai.apiKey, baseURL: config.openai.baseURL, model: config.openai.model } } : {}),
+  };
+}
 
 export async function openRuntime(opts: { config?: Config; logger?: Logger; attach?: boolean; migrate?: boolean } = {}): Promise<Runtime> {
   const config = opts.config ?? loadConfig();
   const logger = opts.logger ?? createLogger(config.logLevel);
   const database = await openDatabase(config, logger, { attach: opts.attach, migrate: opts.migrate });
-  return { config, logger, database, deps: { db: database.db, config, logger } };
+  return { config, logger, database, deps: { db: database.db, config, logger, ...createAiDeps(config) } };
 }

@@ -1,7 +1,11 @@
 /** Every graphile-worker task the service runs, by name (`<domain>__<action>`). */
 import type { TaskList } from 'graphile-worker';
 import type { AppDeps } from '../context';
+import { documentsIngest } from './documents__ingest';
+import type { JobName } from './enqueue';
 
-export function createTaskList(_deps: AppDeps): TaskList {
-  return {};
+export function createTaskList(deps: AppDeps): TaskList & Record<JobName, unknown> {
+  return {
+    documents__ingest: documentsIngest(deps),
+  };
 }

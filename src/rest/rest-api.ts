@@ -9,7 +9,9 @@ import { authenticateRequest, type HttpDeps } from '../http/authenticate-request
 import { zodErrorToAppError } from '../validation';
 import type { HonoEnv } from './hono-env';
 import { registerDocumentRoutes } from './routes/documents';
+import { registerIngestRoutes } from './routes/ingest';
 import { registerKbRoutes } from './routes/kbs';
+import { registerRagRoutes } from './routes/rag';
 
 const PUBLIC_PATHS = new Set(['/api/openapi.json']);
 const MULTIPART_PATHS = new Set(['/api/ingest/upload']);
@@ -31,7 +33,7 @@ export function createRestApi(deps: HttpDeps) {
 
   // Every body the JSON endpoints accept is JSON; anything else is refused before parsing.
   app.use('*', async (c, next) => {
-    const hasBody = c.req.method === 'POST' || c.req.method === 'PUT' || c.req.method === 'PATCH';
+    const hasBody = c.req.raw.body !== null && c.req.header('content-length') !== '0';
     if (hasBody && !MULTIPART_PATHS.has(c.req.path) && !/^application\/(.+\+)?json\b/i.test(c.req.header('content-type') ?? '')) {
       throw new AppError('unsupported_media_type', 'Send the request body as JSON with content-type: application/json');
     }
@@ -49,6 +51,8 @@ export function createRestApi(deps: HttpDeps) {
 
   registerKbRoutes(app);
   registerDocumentRoutes(app);
+  registerIngestRoutes(app, deps.config.maxUploadBytes);
+  registerRagRoutes(app);
 
   app.doc31('/openapi.json', {
     openapi: '3.1.0',

@@ -1,13 +1,36 @@
 /** The tRPC router: the same services as REST and GraphQL, grouped by domain. */
+import { z } from 'zod';
+import { AppError } from '../errors';
+import { deleteDocument } from '../services/documents/delete-document';
+import { getDocument, ZDocumentRef } from '../services/documents/get-document';
+import { ingestUpload } from '../services/documents/ingest-upload';
+import { ingestUrl, ZIngestUrlInput } from '../services/documents/ingest-url';
 import { listDocuments, ZListDocumentsInput } from '../services/documents/list-documents';
+import { reingestDocument } from '../services/documents/reingest-document';
 import { createKb, ZCreateKbInput } from '../services/kbs/create-kb';
 import { deleteKb } from '../services/kbs/delete-kb';
 import { getKb, ZKbRef } from '../services/kbs/get-kb';
 import { listKbs } from '../services/kbs/list-kbs';
 import { updateKb, ZUpdateKbInput } from '../services/kbs/update-kb';
+import { collectChat, startChat, ZChatInput } from '../services/chat/send-chat-message';
+import { deleteSession, listSessionMessages, ZSessionRef } from '../services/chat/session-messages';
+import { collectAnswer } from '../services/rag/answer-stream';
+import { startSearch, ZSearchInput } from '../services/rag/search';
 import { authedProcedure, router } from './init';
 
 export const appRouter = router({
+  rag: router({
+    search: authedProcedure
+      .input(ZSearchInput.omit({ stream: true }))
+      .mutation(async ({ ctx, input, signal }) => collectAnswer(await startSearch(ctx.svc, input, signal))),
+    chat: authedProcedure
+      .input(ZChatInput.omit({ stream: true }))
+      .mutation(async ({ ctx, input, signal }) => collectChat(await startChat(ctx.svc, input, signal))),
+  }),
+  chat: router({
+    messages: authedProcedure.input(ZSessionRef).query(({ ctx, input }) => listSessionMessages(ctx.svc, input)),
+    deleteSession: authedProcedure.input(ZSessionRef).mutation(({ ctx, input }) => deleteSession(ctx.svc, input)),
+  }),
   kbs: router({
     list: authedProcedure.query(({ ctx }) => listKbs(ctx.svc)),
     get: authedProcedure.input(ZKbRef).query(({ ctx, input }) => getKb(ctx.svc, input)),
@@ -17,6 +40,20 @@ export const appRouter = router({
   }),
   documents: router({
     list: authedProcedure.input(ZListDocumentsInput).query(({ ctx, input }) => listDocuments(ctx.svc, input)),
+    get: authedProcedure.input(ZDocumentRef).query(({ ctx, input }) => getDocument(ctx.svc, input)),
+    delete: authedProcedure.input(ZDocumentRef).mutation(({ ctx, input }) => deleteDocument(ctx.svc, input)),
+    reingest: authedProcedure.input(ZDocumentRef).mutation(({ ctx, input }) => reingestDocument(ctx.svc, input)),
+    ingestUrl: authedProcedure.input(ZIngestUrlInput).mutation(({ ctx, input }) => ingestUrl(ctx.svc, input)),
+    /** FormData with `file` and `kb_id`, like REST's multipart upload. */
+    upload: authedProcedure.input(z.instanceof(FormData)).mutation(async ({ ctx, input }) => {
+      const file = input.get('file');
+      const kbId = input.get('kb_id');
+      if (!(file instanceof Blob)) throw new AppError('invalid_input', '"file" is required', { field: 'file' });
+      if (typeof kbId !== 'string' || !kbId) throw new AppError('invalid_input', '"kb_id" is required', { field: 'kb_id' });
+      if (file.size > ctx.svc.config.maxUploadBytes) throw new AppError('payload_too_large', 'The file exceeds the upload limit', { field: 'file' });
+      const filename = file instanceof File ? file.name : 'upload';
+      return ingestUpload(ctx.svc, { kb_id: kbId, filename, bytes: Buffer.from(await file.arrayBuffer()) });
+    }),
   }),
 });
 

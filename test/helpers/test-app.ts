@@ -3,7 +3,7 @@ import { createApp } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import type { AppDeps } from '../../src/context';
 import { createLogger } from '../../src/logger';
-import type { Runtime } from '../../src/runtime';
+import { createAiDeps, type Runtime } from '../../src/runtime';
 import { createTestDatabase, testDbKind, type TestDbKind } from './test-database';
 
 export type TestApp = Awaited<ReturnType<typeof createTestApp>>;
@@ -16,7 +16,7 @@ export async function createTestApp(opts: { env?: Record<string, string>; kind?:
   const database = await createTestDatabase(opts.kind ?? testDbKind);
   const config = testConfig(opts.env);
   const logger = createLogger(config.logLevel);
-  const deps: AppDeps = { db: database.db, config, logger };
+  const deps: AppDeps = { db: database.db, config, logger, ...createAiDeps(config) };
   const runtime: Runtime = { config, logger, database, deps };
   const app = createApp(deps);
   return { app, deps, db: database.db, database, runtime, close: () => database.close() };

@@ -1,14 +1,16 @@
-/** /api/kbs/:id/documents: document listing (ingestion endpoints live in ingest.ts). */
+/** /api/kbs/:id/documents: listing, reading, deleting and re-ingesting documents. */
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { deleteDocument } from '../../services/documents/delete-document';
 import { ZDocument } from '../../services/documents/document-dto';
+import { getDocument } from '../../services/documents/get-document';
 import { listDocuments } from '../../services/documents/list-documents';
+import { reingestDocument } from '../../services/documents/reingest-document';
 import type { HonoEnv } from '../hono-env';
 import { errorResponses, security } from '../openapi';
 
-// Service schemas are used as they are: zod 4 copies methods at construction, so `.openapi()` only
-// exists on schemas built after @hono/zod-openapi loaded; components are inlined instead.
-export const Document = ZDocument;
 const ZKbParams = z.object({ id: z.string().openapi({ param: { name: 'id', in: 'path' } }) });
+const ZDocParams = ZKbParams.extend({ docId: z.string().openapi({ param: { name: 'docId', in: 'path' } }) });
+const One = z.object({ document: ZDocument });
 
 export function registerDocumentRoutes(app: OpenAPIHono<HonoEnv>) {
   app.openapi(
@@ -20,10 +22,61 @@ export function registerDocumentRoutes(app: OpenAPIHono<HonoEnv>) {
       security,
       request: { params: ZKbParams },
       responses: {
-        200: { description: 'Documents', content: { 'application/json': { schema: z.object({ documents: z.array(Document) }) } } },
+        200: { description: 'Documents, newest first', content: { 'application/json': { schema: z.object({ documents: z.array(ZDocument) }) } } },
         ...errorResponses(404),
       },
     }),
     async (c) => c.json(await listDocuments(c.var.svc, { kb_id: c.req.valid('param').id }), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/kbs/{id}/documents/{docId}',
+      tags: ['Documents'],
+      summary: 'Get one document and its ingestion status',
+      security,
+      request: { params: ZDocParams },
+      responses: { 200: { description: 'The document', content: { 'application/json': { schema: One } } }, ...errorResponses(404) },
+    }),
+    async (c) => {
+      const { id, docId } = c.req.valid('param');
+      return c.json(await getDocument(c.var.svc, { kb_id: id, id: docId }), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'delete',
+      path: '/kbs/{id}/documents/{docId}',
+      tags: ['Documents'],
+      summary: 'Delete a document and its chunks',
+      security,
+      request: { params: ZDocParams },
+      responses: {
+        200: { description: 'Deleted', content: { 'application/json': { schema: z.object({ success: z.boolean() }) } } },
+        ...errorResponses(404),
+      },
+    }),
+    async (c) => {
+      const { id, docId } = c.req.valid('param');
+      return c.json(await deleteDocument(c.var.svc, { kb_id: id, id: docId }), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/kbs/{id}/documents/{docId}/reingest',
+      tags: ['Documents'],
+      summary: 'Ingest the document again (re-parse or re-crawl)',
+      security,
+      request: { params: ZDocParams },
+      responses: { 202: { description: 'Accepted', content: { 'application/json': { schema: One } } }, ...errorResponses(404) },
+    }),
+    async (c) => {
+      const { id, docId } = c.req.valid('param');
+      return c.json(await reingestDocument(c.var.svc, { kb_id: id, id: docId }), 202);
+    },
   );
 }

@@ -38,7 +38,14 @@ export async function createKb(ctx: ServiceContext, rawInput: CreateKbInput): Pr
     }
     const kb = await trx
       .insertInto('knowledge_bases')
-      .values({ id: newId('kb'), org_id: org.id, name: input.name, description: input.description ?? null })
+      .values({
+        id: newId('kb'),
+        org_id: org.id,
+        name: input.name,
+        description: input.description ?? null,
+        embedding_model: ctx.embeddings.default.id,
+        embedding_dimensions: ctx.embeddings.default.dimensions,
+      })
       .returningAll()
       .executeTakeFirstOrThrow();
     ctx.logger.info({ kbId: kb.id }, 'knowledge base created');

@@ -1,0 +1,72 @@
+import { deleteSession, listSessionMessages } from '../src/services/chat/session-messages';
+import { collectChat, startChat } from '../src/services/chat/send-chat-message';
+import { collectAnswer } from '../src/services/rag/answer-stream';
+import type { Citation } from '../src/services/rag/citations';
+import { startSearch } from '../src/services/rag/search';
+import { builder } from './builder';
+
+const CitationRef = builder.objectRef<Citation>('Citation').implement({
+  fields: (t) => ({
+    docId: t.exposeID('doc_id'),
+    score: t.exposeFloat('score', { description: 'Relevance in (0, 1); higher is better' }),
+    chunkId: t.exposeID('chunk_id'),
+    marker: t.exposeInt('marker'),
+    filename: t.exposeString('filename'),
+    url: t.exposeString('url', { nullable: true }),
+    page: t.exposeInt('page', { nullable: true }),
+    heading: t.exposeString('heading', { nullable: true }),
+    snippet: t.exposeString('snippet'),
+  }),
+});
+
+const SearchResult = builder.objectRef<{ answer: string; citations: Citation[] }>('SearchResult').implement({
+  fields: (t) => ({ answer: t.exposeString('answer'), citations: t.field({ type: [CitationRef], resolve: (r) => r.citations }) }),
+});
+
+const ChatResult = builder.objectRef<{ response: string; session_id: string; citations: Citation[] }>('ChatResult').implement({
+  fields: (t) => ({
+    response: t.exposeString('response'),
+    sessionId: t.exposeID('session_id'),
+    citations: t.field({ type: [CitationRef], resolve: (r) => r.citations }),
+  }),
+});
+
+type Msg = Awaited<ReturnType<typeof listSessionMessages>>['messages'][number];
+const ChatMessage = builder.objectRef<Msg>('ChatMessage').implement({
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    role: t.exposeString('role'),
+    content: t.exposeString('content'),
+    citations: t.field({ type: [CitationRef], resolve: (m) => m.citations as Citation[] }),
+    createdAt: t.field({ type: 'DateTime', resolve: (m) => m.created_at }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  search: t.field({
+    type: SearchResult,
+    args: { kbId: t.arg.id({ required: true }), query: t.arg.string({ required: true }), topK: t.arg.int() },
+    resolve: async (_r, { kbId, query, topK }, ctx) =>
+      collectAnswer(await startSearch(await ctx.auth(), { kb_id: String(kbId), query, ...(topK != null ? { top_k: topK } : {}) })),
+  }),
+  chatMessages: t.field({
+    type: [ChatMessage],
+    args: { kbId: t.arg.id({ required: true }), sessionId: t.arg.id({ required: true }) },
+    resolve: async (_r, { kbId, sessionId }, ctx) =>
+      (await listSessionMessages(await ctx.auth(), { kb_id: String(kbId), session_id: String(sessionId) })).messages,
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  chat: t.field({
+    type: ChatResult,
+    args: { kbId: t.arg.id({ required: true }), message: t.arg.string({ required: true }), sessionId: t.arg.id() },
+    resolve: async (_r, { kbId, message, sessionId }, ctx) =>
+      collectChat(await startChat(await ctx.auth(), { kb_id: String(kbId), message, ...(sessionId != null ? { session_id: String(sessionId) } : {}) })),
+  }),
+  deleteChatSession: t.field({
+    type: builder.objectRef<{ success: boolean }>('DeleteChatSessionResult').implement({ fields: (f) => ({ success: f.exposeBoolean('success') }) }),
+    args: { kbId: t.arg.id({ required: true }), sessionId: t.arg.id({ required: true }) },
+    resolve: async (_r, { kbId, sessionId }, ctx) => deleteSession(await ctx.auth(), { kb_id: String(kbId), session_id: String(sessionId) }),
+  }),
+}));

@@ -1,0 +1,28 @@
+/**
+ * Which embedding models this process can use. The offline model is always available; OpenAI's
+ * when a key is configured. A KB records the model its vectors were made with, and queries embed
+ * with that same model, so vectors of different models are never compared.
+ */
+import type { Config } from '../config';
+import { createLocalEmbeddingProvider } from './embeddings/local';
+import { createOpenAIEmbeddingProvider } from './embeddings/openai';
+import type { EmbeddingProvider } from './embeddings/types';
+
+export type EmbeddingRegistry = {
+  /** The model new KBs (and re-embedding) use. */
+  readonly default: EmbeddingProvider;
+  /** The provider for a recorded model id, or null if this process cannot run it. */
+  get(id: string | null): EmbeddingProvider | null;
+};
+
+export function createEmbeddingRegistry(config: Pick<Config, 'openai'>): EmbeddingRegistry {
+  const local = createLocalEmbeddingProvider();
+  const openai = config.openai
+    ? createOpenAIEmbeddingProvider({ apiKey: config.openai.apiKey, baseURL: config.openai.baseURL, model: config.openai.embeddingModel })
+    : null;
+  const all = new Map<string, EmbeddingProvider>([[local.id, local], ...(openai ? ([[openai.id, openai]] as const) : [])]);
+  return {
+    default: openai ?? local,
+    get: (id) => (id ? (all.get(id) ?? null) : null),
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * Streams a multipart/form-data body with busboy, enforcing the upload size limit while bytes
+ * arrive: an oversized upload is refused (413) without ever being held whole in memory.
+ */
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import busboy from 'busboy';
+import { AppError } from '../errors';
+
+export type MultipartFile = { field: string; filename: string; mimeType: string; bytes: Buffer };
+export type MultipartBody = { fields: Record<string, string>; files: MultipartFile[] };
+
+export async function readMultipart(request: Request, limits: { maxFileBytes: number; maxFiles?: number }): Promise<MultipartBody> {
+  const contentType = request.headers.get('content-type') ?? '';
+  if (!/^multipart\/form-data\b/i.test(contentType)) {
+    throw new AppError('unsupported_media_type', 'Upload the file as multipart/form-data with fields "file" and "kb_id"');
+  }
+  const declared = Number(request.headers.get('content-length') ?? NaN);
+  // The multipart envelope adds a little; anything far beyond the limit is refused before reading.
+  if (Number.isFinite(declared) && declared > limits.maxFileBytes + 64 * 1024) throw tooLarge(limits.maxFileBytes);
+  if (!request.body) throw new AppError('invalid_input', 'The request has no body', { field: 'file' });
+
+  return new Promise<MultipartBody>((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({
+        headers: { 'content-type': contentType },
+        limits: { fileSize: limits.maxFileBytes, files: limits.maxFiles ?? 1, fields: 20, fieldSize: 64 * 1024 },
+      });
+    } catch {
+      reject(new AppError('invalid_input', 'Malformed multipart/form-data body'));
+      return;
+    }
+    const fields: Record<string, string> = {};
+    const files: MultipartFile[] = [];
+    let failed: AppError | null = null;
+    const fail = (err: AppError) => {
+      failed ??= err;
+    };
+
+    parser.on('field', (name, value) => {
+      fields[name] = value;
+    });
+    parser.on('file', (field, stream, info) => {
+      const parts: Buffer[] = [];
+      stream.on('data', (d: Buffer) => parts.push(d));
+      stream.on('limit', () => fail(tooLarge(limits.maxFileBytes)));
+      stream.on('end', () => {
+        if (!(stream as { truncated?: boolean }).truncated) {
+          files.push({ field, filename: info.filename ?? '', mimeType: info.mimeType, bytes: Buffer.concat(parts) });
+        }
+      });
+    });
+    parser.on('filesLimit', () => fail(new AppError('invalid_input', 'Upload one file per request', { field: 'file' })));
+    parser.on('error', () => reject(failed ?? new AppError('invalid_input', 'Malformed multipart/form-data body')));
+    parser.on('close', () => (failed ? reject(failed) : resolve({ fields, files })));
+
+    const body = Readable.fromWeb(request.body as unknown as WebReadableStream<Uint8Array>);
+    body.on('error', () => reject(new AppError('invalid_input', 'The upload was interrupted')));
+    body.pipe(parser);
+  });
+}
+
+function tooLarge(max: number) {
+  return new AppError('payload_too_large', `The file exceeds the upload limit of ${Math.round(max / (1024 * 1024))} MB`, { field: 'file' });
+}

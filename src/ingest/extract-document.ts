@@ -1,0 +1,50 @@
+/**
+ * Turns a stored document into parsed sections: an upload through the parsers (Unstructured when
+ * configured, local otherwise), a URL through the crawler, each crawled page becoming sections
+ * that keep its URL.
+ */
+import type { Config } from '../config';
+import { crawlSite } from './crawl/crawl-site';
+import { parseDocument } from './parse-document';
+import type { DocumentType, ParsedDocument } from './types';
+import { PermanentIngestError } from './errors';
+
+export type CrawlSettings = {
+  max_pages: number;
+  max_depth: number;
+  include?: string[];
+  exclude?: string[];
+  sitemap: boolean;
+};
+
+export async function extractUpload(
+  bytes: Uint8Array,
+  opts: { filename: string; type: DocumentType; config: Pick<Config, 'unstructured'> },
+): Promise<ParsedDocument> {
+  return parseDocument(bytes, { filename: opts.filename, type: opts.type, unstructured: opts.config.unstructured ?? undefined });
+}
+
+export async function extractUrl(
+  url: string,
+  settings: CrawlSettings,
+  opts: { config: Pick<Config, 'crawlAllowPrivate'>; signal?: AbortSignal },
+): Promise<ParsedDocument> {
+  const result = await crawlSite({
+    url,
+    maxPages: settings.max_pages,
+    maxDepth: settings.max_depth,
+    include: settings.include,
+    exclude: settings.exclude,
+    useSitemap: settings.sitemap,
+    allowPrivate: opts.config.crawlAllowPrivate,
+    signal: opts.signal,
+  });
+  const sections = result.pages.flatMap((page) =>
+    page.sections.map((s) => ({ text: s.text, headingPath: page.title ? [page.title, ...s.headingPath.filter((h) => h !== page.title)] : s.headingPath, url: page.url })),
+  );
+  if (sections.length === 0) {
+    const why = result.skipped[0] ? ` (${result.skipped[0].url}: ${result.skipped[0].reason})` : '';
+    throw new PermanentIngestError('no_text', `No readable pages were found at this URL${why}.`);
+  }
+  return { title: result.pages[0]?.title, pages: result.pages.length, sections };
+}

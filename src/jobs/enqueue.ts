@@ -1,0 +1,30 @@
+/**
+ * Typed job enqueueing through graphile-worker's SQL API, so a job is added in the SAME transaction
+ * as the rows it works on: either both exist or neither does.
+ */
+import { sql, type Kysely } from 'kysely';
+import { z } from 'zod';
+import type { Database } from '../../db/types';
+
+export const JOB_PAYLOADS = {
+  documents__ingest: z.object({ document_id: z.string() }),
+} as const;
+
+export type JobName = keyof typeof JOB_PAYLOADS;
+export type JobPayload<N extends JobName> = z.infer<(typeof JOB_PAYLOADS)[N]>;
+
+export async function enqueueJob<N extends JobName>(
+  db: Kysely<Database>,
+  name: N,
+  payload: JobPayload<N>,
+  opts: { jobKey?: string; maxAttempts?: number; runAt?: Date } = {},
+): Promise<void> {
+  const parsed = JOB_PAYLOADS[name].parse(payload);
+  await sql`select graphile_worker.add_job(
+      ${name}::text,
+      ${JSON.stringify(parsed)}::json,
+      job_key := ${opts.jobKey ?? null}::text,
+      max_attempts := ${opts.maxAttempts ?? 5}::int,
+      run_at := ${opts.runAt ?? null}::timestamptz
+    )`.execute(db);
+}

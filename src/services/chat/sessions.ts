@@ -1,0 +1,83 @@
+/**
+ * Chat sessions: per organisation and KB, bounded so memory cannot grow without limit. A session id
+ * of another organisation or KB is "not found", exactly like one that never existed.
+ */
+import { sql } from 'kysely';
+import type { ServiceContext } from '../../context';
+import type { KnowledgeBase } from '../../../db/types';
+import { notFound } from '../../errors';
+import { isIdOf, newId, type SessionId } from '../../ids';
+import type { ChatTurn } from '../../ai/prompts';
+
+/** Turns of history given to the model and the condenser. */
+export const HISTORY_MESSAGES = 12;
+/** Messages kept per session; older ones are pruned. */
+export const MAX_MESSAGES_PER_SESSION = 200;
+/** Sessions kept per KB; the least recently used beyond this are deleted. */
+export const MAX_SESSIONS_PER_KB = 5000;
+
+export async function requireSession(ctx: ServiceContext, kbId: string, sessionId: string) {
+  if (!isIdOf('sess', sessionId)) throw notFound('Chat session');
+  const session = await ctx.db
+    .selectFrom('chat_sessions')
+    .selectAll()
+    .where('id', '=', sessionId as SessionId)
+    .where('org_id', '=', ctx.org.id)
+    .where('kb_id', '=', kbId as never)
+    .executeTakeFirst();
+  if (!session) throw notFound('Chat session');
+  return session;
+}
+
+export async function openSession(ctx: ServiceContext, kb: KnowledgeBase, sessionId?: string) {
+  if (sessionId) return requireSession(ctx, kb.id, sessionId);
+  const session = await ctx.db
+    .insertInto('chat_sessions')
+    .values({ id: newId('sess'), org_id: ctx.org.id, kb_id: kb.id, created_at: new Date(), updated_at: new Date() })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await sql`delete from chat_sessions where id in (
+      select id from chat_sessions where kb_id = ${kb.id} order by updated_at desc offset ${MAX_SESSIONS_PER_KB})`.execute(ctx.db);
+  return session;
+}
+
+export async function loadHistory(ctx: ServiceContext, sessionId: SessionId): Promise<ChatTurn[]> {
+  const rows = await ctx.db
+    .selectFrom('chat_messages')
+    .select(['role', 'content'])
+    .where('session_id', '=', sessionId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(HISTORY_MESSAGES)
+    .execute();
+  return rows.reverse();
+}
+
+export async function appendExchange(
+  ctx: ServiceContext,
+  sessionId: SessionId,
+  user: string,
+  assistant: { content: string; citations: unknown[] },
+): Promise<void> {
+  await ctx.db.transaction().execute(async (trx) => {
+    const now = Date.now();
+    await trx
+      .insertInto('chat_messages')
+      .values([
+        { id: newId('msg'), session_id: sessionId, role: 'user', content: user, citations: JSON.stringify([]), created_at: new Date(now) },
+        {
+          id: newId('msg'),
+          session_id: sessionId,
+          role: 'assistant',
+          content: assistant.content,
+          citations: JSON.stringify(assistant.citations),
+          created_at: new Date(now + 1),
+        },
+      ])
+      .execute();
+    await trx.updateTable('chat_sessions').set({ updated_at: new Date() }).where('id', '=', sessionId).execute();
+    await sql`delete from chat_messages where id in (
+        select id from chat_messages where session_id = ${sessionId}
+        order by created_at desc, id desc offset ${MAX_MESSAGES_PER_SESSION})`.execute(trx);
+  });
+}

@@ -1,0 +1,65 @@
+/**
+ * The one way a document comes into existence: plan limit checked under the organisation's lock,
+ * the row, its original bytes and its ingestion job written in one transaction. A refused or
+ * failed request stores nothing; an accepted one is never lost.
+ */
+import type { ServiceContext } from '../../context';
+import type { DocumentSource, KnowledgeBase } from '../../../db/types';
+import { AppError } from '../../errors';
+import { newId } from '../../ids';
+import { enqueueJob } from '../../jobs/enqueue';
+import { lockOrg } from '../orgs/lock-org';
+import { planLimits } from '../plans';
+import { toDocumentDto, type DocumentDto } from './document-dto';
+
+export type NewDocument = {
+  kb: KnowledgeBase;
+  source: DocumentSource;
+  filename: string;
+  contentType: string | null;
+  bytes?: Buffer;
+  crawlOptions?: Record<string, unknown>;
+};
+
+export const ingestJobKey = (documentId: string) => `ingest:${documentId}`;
+
+export async function createDocument(ctx: ServiceContext, doc: NewDocument): Promise<DocumentDto> {
+  const row = await ctx.db.transaction().execute(async (trx) => {
+    const org = await lockOrg(trx, ctx.org.id);
+    const limit = planLimits(org.plan).maxDocuments;
+    const { count } = await trx
+      .selectFrom('documents')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('org_id', '=', org.id)
+      .executeTakeFirstOrThrow();
+    if (count >= limit) {
+      throw new AppError('plan_limit_exceeded', `The ${org.plan} plan allows ${limit} documents; delete some or upgrade the plan`, {
+        limit,
+        plan: org.plan,
+      });
+    }
+    const now = new Date();
+    const inserted = await trx
+      .insertInto('documents')
+      .values({
+        id: newId('doc'),
+        org_id: org.id,
+        kb_id: doc.kb.id,
+        source: doc.source,
+        filename: doc.filename,
+        content_type: doc.contentType,
+        size_bytes: doc.bytes?.length ?? null,
+        status: 'processing',
+        crawl_options: doc.crawlOptions ? JSON.stringify(doc.crawlOptions) : null,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    if (doc.bytes) await trx.insertInto('document_files').values({ document_id: inserted.id, bytes: doc.bytes }).execute();
+    await enqueueJob(trx, 'documents__ingest', { document_id: inserted.id }, { jobKey: ingestJobKey(inserted.id) });
+    return inserted;
+  });
+  ctx.logger.info({ documentId: row.id, kbId: row.kb_id, source: row.source }, 'document accepted for ingestion');
+  return toDocumentDto(row);
+}

@@ -1,0 +1,36 @@
+/**
+ * Accepts an uploaded file: its type is decided by its content (magic bytes and structure), not by
+ * its name, and anything that is not PDF, DOCX, Markdown or text is refused before it is stored.
+ */
+import { z } from 'zod';
+import type { ServiceContext } from '../../context';
+import { AppError } from '../../errors';
+import { detectType } from '../../ingest/detect-type';
+import { isPermanentIngestError } from '../../ingest/errors';
+import { parseInput } from '../../validation';
+import { requireKb } from '../kbs/require-kb';
+import { createDocument } from './create-document';
+import type { DocumentDto } from './document-dto';
+
+export const ZIngestUploadInput = z.object({
+  kb_id: z.string({ error: 'is required' }).min(1),
+  filename: z.string().max(500),
+  bytes: z.instanceof(Buffer),
+});
+export type IngestUploadInput = z.input<typeof ZIngestUploadInput>;
+
+export async function ingestUpload(ctx: ServiceContext, rawInput: IngestUploadInput): Promise<{ document: DocumentDto }> {
+  const input = parseInput(ZIngestUploadInput, rawInput);
+  const kb = await requireKb(ctx, input.kb_id);
+  if (input.bytes.length === 0) throw new AppError('invalid_input', 'The file is empty', { field: 'file' });
+  const filename = input.filename.trim() || 'upload';
+  let type: string;
+  try {
+    type = await detectType(input.bytes, filename);
+  } catch (err) {
+    if (isPermanentIngestError(err)) throw new AppError('unsupported_media_type', err.message, { field: 'file' });
+    throw err;
+  }
+  const document = await createDocument(ctx, { kb, source: 'upload', filename, contentType: type, bytes: input.bytes });
+  return { document };
+}

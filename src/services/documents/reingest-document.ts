@@ -1,0 +1,25 @@
+/**
+ * Runs ingestion again (e.g. after a parser upgrade, a transient failure, or to refresh a crawled
+ * site). The document goes back to processing; its old chunks stay searchable until the new ones
+ * replace them in one transaction.
+ */
+import type { ServiceContext } from '../../context';
+import { enqueueJob } from '../../jobs/enqueue';
+import { ingestJobKey } from './create-document';
+import { toDocumentDto, type DocumentDto } from './document-dto';
+import { requireDocument, type DocumentRef } from './get-document';
+
+export async function reingestDocument(ctx: ServiceContext, ref: DocumentRef): Promise<{ document: DocumentDto }> {
+  const doc = await requireDocument(ctx, ref);
+  const row = await ctx.db.transaction().execute(async (trx) => {
+    const updated = await trx
+      .updateTable('documents')
+      .set({ status: 'processing', error: null, updated_at: new Date() })
+      .where('id', '=', doc.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await enqueueJob(trx, 'documents__ingest', { document_id: doc.id }, { jobKey: ingestJobKey(doc.id) });
+    return updated;
+  });
+  return { document: toDocumentDto(row) };
+}

@@ -1,0 +1,72 @@
+/**
+ * The ingestion pipeline for one document: extract -> chunk -> embed -> store. Idempotent: it
+ * re-reads the document, does nothing if it was deleted or already finished, and replaces chunks
+ * atomically. Permanent problems (encrypted PDF, not a PDF, no text, refused URL) fail the document
+ * at once with a reason; anything else is rethrown so graphile-worker retries it with backoff, and
+ * the last attempt records the failure.
+ */
+import type { AppDeps } from '../../context';
+import type { DocumentId } from '../../ids';
+import { chunkDocument } from '../../ingest/chunker';
+import { CrawlPermanentError } from '../../ingest/crawl/errors';
+import { isPermanentIngestError } from '../../ingest/errors';
+import { extractUpload, extractUrl, type CrawlSettings } from '../../ingest/extract-document';
+import type { DocumentType, ParsedDocument } from '../../ingest/types';
+import { embedChunks } from './embed-chunks';
+import { markDocumentFailed, storeChunks } from './store-chunks';
+
+export type IngestionOutcome = 'ready' | 'failed' | 'skipped';
+
+export async function runIngestion(
+  deps: AppDeps,
+  documentId: DocumentId,
+  attempt: { number: number; max: number } = { number: 1, max: 1 },
+): Promise<IngestionOutcome> {
+  const doc = await deps.db
+    .selectFrom('documents')
+    .innerJoin('knowledge_bases as kb', 'kb.id', 'documents.kb_id')
+    .select([
+      'documents.id',
+      'documents.kb_id',
+      'documents.source',
+      'documents.filename',
+      'documents.content_type',
+      'documents.status',
+      'documents.crawl_options',
+      'kb.embedding_model',
+    ])
+    .where('documents.id', '=', documentId)
+    .executeTakeFirst();
+  if (!doc || doc.status !== 'processing') return 'skipped';
+  const log = deps.logger.child({ documentId, source: doc.source });
+  const started = performance.now();
+
+  try {
+    let parsed: ParsedDocument;
+    if (doc.source === 'upload') {
+      const file = await deps.db.selectFrom('document_files').select('bytes').where('document_id', '=', doc.id).executeTakeFirst();
+      if (!file) return 'skipped';
+      parsed = await extractUpload(file.bytes, { filename: doc.filename, type: doc.content_type as DocumentType, config: deps.config });
+    } else {
+      parsed = await extractUrl(doc.filename, doc.crawl_options as unknown as CrawlSettings, { config: deps.config });
+    }
+    const chunks = chunkDocument(parsed);
+    const provider = deps.embeddings.get(doc.embedding_model) ?? deps.embeddings.default;
+    const embedded = await embedChunks(provider, chunks);
+    const stored = await storeChunks(deps.db, doc, embedded, { pages: parsed.pages ?? null, dimensions: provider.dimensions });
+    if (!stored) return 'skipped';
+    log.info({ chunks: chunks.length, pages: parsed.pages, ms: Math.round(performance.now() - started) }, 'document ready');
+    return 'ready';
+  } catch (err) {
+    const permanent = isPermanentIngestError(err) || err instanceof CrawlPermanentError;
+    const message = err instanceof Error ? err.message : String(err);
+    if (permanent || attempt.number >= attempt.max) {
+      const reason = permanent ? message : `Ingestion failed after ${attempt.number} attempts: ${message}`;
+      log.warn({ err, permanent }, 'document failed');
+      await markDocumentFailed(deps.db, doc.id, reason);
+      return 'failed';
+    }
+    log.warn({ err, attempt: attempt.number }, 'ingestion attempt failed; will retry');
+    throw err;
+  }
+}

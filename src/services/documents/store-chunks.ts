@@ -1,0 +1,73 @@
+/**
+ * Replaces a document's chunks and marks it ready, in ONE transaction: readers see either the old
+ * chunks or the new ones, and a retry after a crash can never leave duplicates behind.
+ */
+import { sql } from 'kysely';
+import type { Db } from '../../../db/connect';
+import type { DocumentId, KbId } from '../../ids';
+import { newId } from '../../ids';
+import type { Chunk } from '../../ingest/types';
+
+export type EmbeddedChunk = Chunk & { embedding: Float32Array | null };
+
+const BATCH = 200;
+
+export const toVectorLiteral = (v: Float32Array | number[]) => `[${Array.from(v, (x) => (Number.isFinite(x) ? x : 0)).join(',')}]`;
+
+/** Returns false when the document no longer exists (deleted while it was being ingested). */
+export async function storeChunks(
+  db: Db,
+  doc: { id: DocumentId; kb_id: KbId },
+  chunks: EmbeddedChunk[],
+  meta: { pages: number | null; dimensions: number | null },
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    // Lock the row first: a concurrent delete either happened (we stop) or waits for us.
+    const alive = await trx.selectFrom('documents').select('id').where('id', '=', doc.id).forUpdate().executeTakeFirst();
+    if (!alive) return false;
+    await trx.deleteFrom('chunks').where('document_id', '=', doc.id).execute();
+    for (let i = 0; i < chunks.length; i += BATCH) {
+      const rows = chunks.slice(i, i + BATCH).map((c) => {
+        const heading = c.headingPath.join(' > ');
+        return {
+          id: newId('chunk'),
+          document_id: doc.id,
+          kb_id: doc.kb_id,
+          position: c.position,
+          text: c.text,
+          heading_path: c.headingPath,
+          page: c.page ?? null,
+          url: c.url ?? null,
+          token_count: c.tokenCount,
+          lexeme_count: 0, // filled from the tsvector below
+          // Headings are indexed with the text: a question often names the section it is about.
+          tsv: sql<string>`to_tsvector('english', ${heading ? `${heading}\n${c.text}` : c.text})`,
+          embedding: c.embedding ? sql<string>`${toVectorLiteral(c.embedding)}::vector` : null,
+          embedding_dimensions: c.embedding ? meta.dimensions : null,
+        };
+      });
+      await trx.insertInto('chunks').values(rows).execute();
+    }
+    // BM25 needs each chunk's length in lexemes (with repeats), which only the tsvector knows.
+    await sql`update chunks set lexeme_count = (
+        select coalesce(sum(coalesce(array_length(t.positions, 1), 1)), 0)::int from unnest(chunks.tsv) t
+      ) where document_id = ${doc.id}`.execute(trx);
+    await trx
+      .updateTable('documents')
+      .set({ status: 'ready', error: null, chunk_count: chunks.length, pages: meta.pages, updated_at: new Date() })
+      .where('id', '=', doc.id)
+      .execute();
+    return true;
+  });
+}
+
+export async function markDocumentFailed(db: Db, documentId: DocumentId, reason: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('chunks').where('document_id', '=', documentId).execute();
+    await trx
+      .updateTable('documents')
+      .set({ status: 'failed', error: reason, chunk_count: 0, updated_at: new Date() })
+      .where('id', '=', documentId)
+      .execute();
+  });
+}

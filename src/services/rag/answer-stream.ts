@@ -1,0 +1,78 @@
+/**
+ * Grounded answering, as a stream of events that every transport consumes the same way: REST's
+ * JSON response is this stream collected, its SSE response is this stream forwarded. The model is
+ * whichever the registry chose (OpenAI or the offline answerer); both speak the AI SDK protocol,
+ * so this code path is identical online and offline.
+ */
+import { streamText } from 'ai';
+import type { AppDeps } from '../../context';
+import { buildAnswerPrompt, extractCitedMarkers, NOT_FOUND_ANSWER, type ChatTurn } from '../../ai/prompts';
+import { toCitation, type Citation } from './citations';
+import type { Retrieval } from './retrieve';
+
+export type AnswerEvent =
+  | { type: 'sources'; citations: Citation[] }
+  | { type: 'delta'; text: string }
+  | { type: 'done'; answer: string; citations: Citation[] };
+
+const isRefusal = (text: string) => text.trim().replace(/\s+/g, ' ').startsWith(NOT_FOUND_ANSWER.slice(0, 30));
+
+export async function* answerStream(
+  deps: Pick<AppDeps, 'models'>,
+  input: { question: string; retrieval: Retrieval; history?: ChatTurn[]; signal?: AbortSignal },
+): AsyncGenerator<AnswerEvent> {
+  const { retrieval } = input;
+  if (!retrieval.confident || retrieval.chunks.length === 0) {
+    yield { type: 'sources', citations: [] };
+    yield { type: 'delta', text: NOT_FOUND_ANSWER };
+    yield { type: 'done', answer: NOT_FOUND_ANSWER, citations: [] };
+    return;
+  }
+
+  const sources = retrieval.chunks.map((c, i) => toCitation(c, i + 1));
+  yield { type: 'sources', citations: sources };
+
+  const { system, messages } = buildAnswerPrompt({
+    question: input.question,
+    history: input.history,
+    passages: retrieval.chunks.map((c, i) => ({
+      marker: i + 1,
+      text: c.text,
+      source: [c.url ?? c.filename, c.page ? `page ${c.page}` : null, c.heading_path.at(-1)].filter(Boolean).join(', '),
+    })),
+  });
+  // streamText reports a failed request (e.g. a 429 before the first token) through onError and
+  // simply ends the text stream; keep the error and raise it so callers see a failure, not "".
+  let failure: unknown = null;
+  const result = streamText({
+    model: deps.models.answerModel,
+    system,
+    messages,
+    temperature: 0,
+    abortSignal: input.signal,
+    onError: ({ error }) => {
+      failure ??= error;
+    },
+  });
+  let answer = '';
+  for await (const text of result.textStream) {
+    answer += text;
+    yield { type: 'delta', text };
+  }
+  if (failure) throw failure;
+  answer = answer.trim();
+  if (isRefusal(answer)) {
+    yield { type: 'done', answer: NOT_FOUND_ANSWER, citations: [] };
+    return;
+  }
+  const cited = new Set(extractCitedMarkers(answer));
+  const used = sources.filter((s) => cited.has(s.marker));
+  // A model that forgot its markers still answered from the passages: credit the best one.
+  yield { type: 'done', answer, citations: used.length > 0 ? used : sources.slice(0, 1) };
+}
+
+/** The non-streamed response: the same events, collected. */
+export async function collectAnswer(events: AsyncIterable<AnswerEvent>): Promise<{ answer: string; citations: Citation[] }> {
+  for await (const e of events) if (e.type === 'done') return { answer: e.answer, citations: e.citations };
+  throw new Error('answer stream ended without a done event');
+}

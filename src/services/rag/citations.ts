@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import type { RetrievedChunk } from './retrieve';
+
+export const ZCitation = z.object({
+  doc_id: z.string(),
+  score: z.number().describe('Relevance in (0, 1); higher is better'),
+  chunk_id: z.string(),
+  marker: z.number().int().describe('The [n] marker used for this source in the answer text'),
+  filename: z.string().describe('Original file name, or the crawled site URL'),
+  url: z.string().nullable().describe('Page URL for crawled documents'),
+  page: z.number().int().nullable(),
+  heading: z.string().nullable(),
+  snippet: z.string(),
+});
+export type Citation = z.infer<typeof ZCitation>;
+
+const SNIPPET_CHARS = 240;
+
+function snippet(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= SNIPPET_CHARS ? flat : `${flat.slice(0, SNIPPET_CHARS).replace(/\s+\S*$/, '')}…`;
+}
+
+export function toCitation(chunk: RetrievedChunk, marker: number): Citation {
+  return {
+    doc_id: chunk.doc_id,
+    score: Number(chunk.score.toFixed(4)),
+    chunk_id: chunk.chunk_id,
+    marker,
+    filename: chunk.filename,
+    url: chunk.url,
+    page: chunk.page,
+    heading: chunk.heading_path.length ? chunk.heading_path.join(' > ') : null,
+    snippet: snippet(chunk.text),
+  };
+}

@@ -1,0 +1,98 @@
+/**
+ * Hybrid retrieval over ONE knowledge base: BM25 and vector candidates, fused, top_k returned with
+ * what a citation needs. The KB id comes from a KB already checked to belong to the caller, so
+ * retrieval can never reach another organisation's chunks.
+ */
+import type { AppDeps } from '../../context';
+import type { KnowledgeBase } from '../../../db/types';
+import type { ChunkId, DocumentId } from '../../ids';
+import { DEFAULT_FUSION, fuse, type FusionWeights } from './fuse';
+import { lexicalSearch } from './lexical-search';
+import { vectorSearch } from './vector-search';
+
+export type RetrievalMode = 'hybrid' | 'lexical' | 'dense';
+
+export type RetrievedChunk = {
+  chunk_id: ChunkId;
+  doc_id: DocumentId;
+  filename: string;
+  source: 'upload' | 'url';
+  text: string;
+  heading_path: string[];
+  page: number | null;
+  url: string | null;
+  score: number;
+  lexical: number | null;
+  dense: number | null;
+};
+
+export type Retrieval = { chunks: RetrievedChunk[]; confident: boolean; timings: { embedMs: number; searchMs: number } };
+
+/** Below this cosine similarity, with no keyword match at all, nothing in the KB is about the question. */
+const MIN_DENSE_WITHOUT_LEXICAL = 0.45;
+
+export async function retrieve(
+  deps: Pick<AppDeps, 'db' | 'embeddings'>,
+  kb: Pick<KnowledgeBase, 'id' | 'embedding_model'>,
+  query: string,
+  opts: { topK: number; mode?: RetrievalMode; weights?: FusionWeights },
+): Promise<Retrieval> {
+  const mode = opts.mode ?? 'hybrid';
+  const pool = Math.max(50, opts.topK * 4);
+  const provider = mode === 'lexical' ? null : deps.embeddings.get(kb.embedding_model);
+
+  const t0 = performance.now();
+  const queryVector = provider ? await provider.embedQuery(query) : null;
+  const t1 = performance.now();
+  const [lexical, dense] = await Promise.all([
+    mode === 'dense' ? [] : lexicalSearch(deps.db, kb.id, query, pool),
+    queryVector ? vectorSearch(deps.db, kb.id, queryVector, pool) : [],
+  ]);
+  const ranked = fuse(lexical, dense, opts.weights ?? DEFAULT_FUSION).slice(0, opts.topK);
+  const t2 = performance.now();
+
+  const confident = lexical.length > 0 || (dense[0]?.similarity ?? 0) >= MIN_DENSE_WITHOUT_LEXICAL;
+  if (ranked.length === 0) return { chunks: [], confident: false, timings: { embedMs: t1 - t0, searchMs: t2 - t1 } };
+
+  const rows = await deps.db
+    .selectFrom('chunks')
+    .innerJoin('documents', 'documents.id', 'chunks.document_id')
+    .select([
+      'chunks.id',
+      'chunks.document_id',
+      'chunks.text',
+      'chunks.heading_path',
+      'chunks.page',
+      'chunks.url',
+      'documents.filename',
+      'documents.source',
+    ])
+    .where('chunks.kb_id', '=', kb.id)
+    .where(
+      'chunks.id',
+      'in',
+      ranked.map((r) => r.id),
+    )
+    .execute();
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const chunks = ranked.flatMap((r) => {
+    const row = byId.get(r.id);
+    if (!row) return []; // deleted between the two queries
+    return [
+      {
+        chunk_id: row.id,
+        doc_id: row.document_id,
+        filename: row.filename,
+        source: row.source,
+        text: row.text,
+        heading_path: row.heading_path,
+        page: row.page,
+        url: row.url,
+        score: r.score,
+        lexical: r.lexical,
+        dense: r.dense,
+      },
+    ];
+  });
+  return { chunks, confident, timings: { embedMs: t1 - t0, searchMs: performance.now() - t1 } };
+}
