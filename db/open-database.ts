@@ -10,7 +10,8 @@ import type pg from 'pg';
 import type { Config } from '../src/config';
 import type { Logger } from '../src/logger';
 import { createDb, createPool, type Db } from './connect';
-import { openEmbeddedDatabase, readRunningServer } from './embedded/open-embedded';
+import { EmbeddedDatabaseLockedError, openEmbeddedDatabase, readRunningServer } from './embedded/open-embedded';
+import { acquireDataDirLock } from './embedded/data-dir-lock';
 import { unlockStaleJobs } from './embedded/unlock-stale-jobs';
 import { migrateToLatest } from './migrate';
 
@@ -38,7 +39,7 @@ export async function openDatabase(
     connectionString = config.database.url;
     mode = 'postgres';
   } else {
-    const running = attach ? readRunningServer(config.database.dataDir) : null;
+    const running = attach ? await waitForRunningServer(config.database.dataDir) : null;
     if (running) {
       connectionString = `postgres://postgres@127.0.0.1:${running.port}/postgres`;
       mode = 'embedded-attached';
@@ -75,4 +76,24 @@ export async function openDatabase(
       await closeEmbedded();
     },
   };
+}
+
+/**
+ * The running server's wire port, if a server holds the directory. A server that holds the lock
+ * but has not published its port yet is still starting: wait for it rather than fail.
+ */
+async function waitForRunningServer(dataDir: string, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const running = readRunningServer(dataDir);
+    if (running) return running;
+    try {
+      // Probe the lock without keeping it: free means no server, so the caller opens the directory.
+      acquireDataDirLock(dataDir).release();
+      return null;
+    } catch (err) {
+      if (!(err instanceof EmbeddedDatabaseLockedError) || Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
 }

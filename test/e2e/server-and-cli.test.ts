@@ -1,0 +1,98 @@
+/**
+ * The product as a new user runs it: `npm start` on the embedded default (a fresh DATA_DIR), the CLI
+ * next to the running server (it must attach, not open the directory twice), graceful SIGTERM, and
+ * a restart that keeps the data and prints no second key.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-'));
+const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', NODE_ENV: 'production', DATABASE_URL: '' };
+
+function startServer(): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 90_000);
+    child.stdout!.on('data', () => {
+      const m = out.match(/listening on (http:\/\/[\d.]+:\d+)/);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, url: m[1]!, output: () => out });
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`server exited ${code}:\n${out}`)));
+  });
+}
+
+/** Async on purpose: a blocking spawn would stall the test's event loop and break kept-alive sockets. */
+function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env, timeout: 90_000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+const stop = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => {
+    child.once('exit', (code) => resolve(code));
+    child.kill('SIGTERM');
+  });
+
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+describe('npm start on the embedded default, with the CLI beside it', () => {
+  it('prints a first key once, serves the API, lets the CLI manage orgs while running, and restarts cleanly', async () => {
+    const first = await startServer();
+    const key = first.output().match(/API key:\s+(gw_[0-9A-Za-z]{40})/)?.[1];
+    expect(key, first.output()).toBeDefined();
+
+    const kbs = await fetch(`${first.url}/api/kbs`, { headers: { 'x-api-key': key! } });
+    expect(kbs.status).toBe(200);
+    expect(await kbs.json()).toEqual({ kbs: [] });
+
+    // The CLI attaches to the running server's database.
+    const created = await cli('org', 'create', '--name', 'Acme', '--plan', 'free', '--json');
+    expect(created.code, created.stderr).toBe(0);
+    const org = JSON.parse(created.stdout);
+    expect(org).toMatchObject({ org: { slug: 'acme', name: 'Acme', plan: 'free' } });
+    expect(org.org.id).toMatch(/^org_/);
+    expect(org.api_key).toMatch(/^gw_/);
+
+    const acme = { 'x-api-key': org.api_key, 'content-type': 'application/json' };
+    const kb = await fetch(`${first.url}/api/kbs`, { method: 'POST', headers: acme, body: JSON.stringify({ name: 'Handbook' }) });
+    expect(kb.status).toBe(201);
+
+    const second = await cli('key', 'create', '--org', 'acme', '--json');
+    expect(second.code, second.stderr).toBe(0);
+    const secondKey = JSON.parse(second.stdout).api_key as string;
+    const revoke = await cli('key', 'revoke', secondKey.slice(0, 12), '--org', 'acme');
+    expect(revoke.code, revoke.stderr).toBe(0);
+    expect((await fetch(`${first.url}/api/kbs`, { headers: { 'x-api-key': secondKey } })).status).toBe(401);
+
+    const duplicate = await cli('org', 'create', '--name', 'Acme');
+    expect(duplicate.code).toBe(1);
+    expect(duplicate.stderr).toMatch(/already exists/);
+
+    expect(await stop(first.child)).toBe(0);
+
+    // Restart: data persisted, no second key printed, old keys still work.
+    const again = await startServer();
+    expect(again.output()).not.toMatch(/API key:/);
+    const list = await fetch(`${again.url}/api/kbs`, { headers: acme });
+    expect((await list.json()).kbs.map((k: { name: string }) => k.name)).toEqual(['Handbook']);
+    expect(await stop(again.child)).toBe(0);
+
+    // With no server running the CLI opens the directory itself.
+    const offline = await cli('org', 'list', '--json');
+    expect(offline.code, offline.stderr).toBe(0);
+    expect(JSON.parse(offline.stdout).orgs.map((o: { slug: string }) => o.slug).sort()).toEqual(['acme', 'default']);
+  }, 240_000);
+});
