@@ -111,6 +111,12 @@ export interface ChatMessagesTable {
   created_at: Timestamp;
 }
 
+export interface AppSecretsTable {
+  name: string;
+  value: string;
+  created_at: Generated<Date>;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -120,6 +126,7 @@ export interface Database {
   chunks: ChunksTable;
   chat_sessions: ChatSessionsTable;
   chat_messages: ChatMessagesTable;
+  app_secrets: AppSecretsTable;
 }
 
 export type Organization = Selectable<OrganizationsTable>;

@@ -3,5 +3,6 @@ import { builder } from './builder';
 import './answers';
 import './document';
 import './knowledge-base';
+import './organization';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -14,6 +14,8 @@ import { createRateLimiter } from './http/rate-limit';
 import type { AppDeps } from './context';
 import type { HonoEnv } from './rest/hono-env';
 import { createRestApi } from './rest/rest-api';
+import { createWidgetApi } from './rest/routes/widget';
+import { createEmbedRoutes } from './embed/embed-routes';
 import { createTrpcHandler } from './trpc/handler';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -49,7 +51,10 @@ export function createApp(appDeps: AppDeps & Partial<Pick<HttpDeps, 'rateLimiter
     }
   });
 
+  // Public (keyless) widget endpoints first: they answer everything under their prefix.
+  app.route('/api/widget', createWidgetApi(deps));
   app.route('/api', createRestApi(deps));
+  app.route('/embed', createEmbedRoutes(deps.config, deps.logger));
   app.on(['GET', 'POST', 'OPTIONS'], '/graphql', (c) => graphql.fetch(c.req.raw, { requestId: c.var.requestId }));
   app.all('/trpc/*', (c) => trpc(c.req.raw, c.var.requestId));
 

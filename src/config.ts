@@ -28,9 +28,19 @@ const ZEnv = z.object({
   OPENAI_BASE_URL: z.string().url().optional(),
   OPENAI_MODEL: z.string().min(1).default('gpt-4o-mini'),
   OPENAI_EMBEDDING_MODEL: z.string().min(1).default('text-embedding-3-small'),
+  /** Needed only for embedding models whose size Groundwork does not know (e.g. on Ollama). */
+  OPENAI_EMBEDDING_DIMENSIONS: z.coerce.number().int().min(8).max(4096).optional(),
+  SSE_HEARTBEAT_MS: z.coerce.number().int().min(100).default(5000),
   UNSTRUCTURED_API_URL: z.string().url().optional(),
   UNSTRUCTURED_API_KEY: z.string().min(1).optional(),
   CRAWL_ALLOW_PRIVATE: bool.default(false),
+  /** Signs widget session tokens; when unset a random key is generated once and kept in the database. */
+  WIDGET_TOKEN_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** Public widget endpoints: requests per minute per client IP, and chat messages per minute per widget session. */
+  WIDGET_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  WIDGET_SESSION_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(10),
+  /** Behind one reverse proxy (Heroku router, nginx): take the client IP from the last X-Forwarded-For entry. */
+  TRUST_PROXY: bool.default(false),
   /** Comma-separated; empty means the dashboard-style GraphiQL is only on in development. */
   GRAPHIQL: bool.optional(),
 });
@@ -46,10 +56,13 @@ export type Config = Readonly<{
   rateLimitPerMinute: number;
   maxUploadBytes: number;
   maxJsonBytes: number;
-  openai: { apiKey: string; baseURL?: string; model: string; embeddingModel: string } | null;
+  openai: { apiKey: string; baseURL?: string; model: string; embeddingModel: string; embeddingDimensions?: number } | null;
+  sseHeartbeatMs: number;
   unstructured: { serverURL: string; apiKey?: string } | null;
   crawlAllowPrivate: boolean;
   graphiql: boolean;
+  widget: { tokenSecret: string | null; ipRateLimitPerMinute: number; sessionRateLimitPerMinute: number };
+  trustProxy: boolean;
 }>;
 
 export class ConfigError extends Error {
@@ -82,10 +95,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
     maxJsonBytes: e.MAX_JSON_BYTES,
     openai: e.OPENAI_API_KEY
-      ? { apiKey: e.OPENAI_API_KEY, baseURL: e.OPENAI_BASE_URL, model: e.OPENAI_MODEL, embeddingModel: e.OPENAI_EMBEDDING_MODEL }
+      ? {
+          apiKey: e.OPENAI_API_KEY,
+          baseURL: e.OPENAI_BASE_URL,
+          model: e.OPENAI_MODEL,
+          embeddingModel: e.OPENAI_EMBEDDING_MODEL,
+          embeddingDimensions: e.OPENAI_EMBEDDING_DIMENSIONS,
+        }
       : null,
+    sseHeartbeatMs: e.SSE_HEARTBEAT_MS,
     unstructured: e.UNSTRUCTURED_API_URL ? { serverURL: e.UNSTRUCTURED_API_URL, apiKey: e.UNSTRUCTURED_API_KEY } : null,
     crawlAllowPrivate: e.CRAWL_ALLOW_PRIVATE,
     graphiql: e.GRAPHIQL ?? e.NODE_ENV === 'development',
+    widget: {
+      tokenSecret: e.WIDGET_TOKEN_SECRET ?? null,
+      ipRateLimitPerMinute: e.WIDGET_RATE_LIMIT_PER_MINUTE,
+      sessionRateLimitPerMinute: e.WIDGET_SESSION_RATE_LIMIT_PER_MINUTE,
+    },
+    trustProxy: e.TRUST_PROXY,
   });
 }

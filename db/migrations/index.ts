@@ -1,9 +1,11 @@
 import type { Migration } from 'kysely';
 import * as m0001 from './20261121_0001_foundation';
 import * as m0002 from './20261121_0002_documents';
+import * as m0003 from './20261121_0003_app_secrets';
 
 /** Listed explicitly (not read from disk) so migrations work the same under tsx, vitest and bundlers. */
 export const migrations: Record<string, Migration> = {
   '20261121_0001_foundation': m0001,
   '20261121_0002_documents': m0002,
+  '20261121_0003_app_secrets': m0003,
 };

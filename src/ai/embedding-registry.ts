@@ -18,7 +18,12 @@ export type EmbeddingRegistry = {
 export function createEmbeddingRegistry(config: Pick<Config, 'openai'>): EmbeddingRegistry {
   const local = createLocalEmbeddingProvider();
   const openai = config.openai
-    ? createOpenAIEmbeddingProvider({ apiKey: config.openai.apiKey, baseURL: config.openai.baseURL, model: config.openai.embeddingModel })
+    ? createOpenAIEmbeddingProvider({
+        apiKey: config.openai.apiKey,
+        baseURL: config.openai.baseURL,
+        model: config.openai.embeddingModel,
+        dimensions: config.openai.embeddingDimensions,
+      })
     : null;
   const all = new Map<string, EmbeddingProvider>([[local.id, local], ...(openai ? ([[openai.id, openai]] as const) : [])]);
   return {

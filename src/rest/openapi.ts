@@ -25,6 +25,7 @@ const DESCRIPTIONS: Record<number, string> = {
   415: 'Unsupported content type (`unsupported_media_type`)',
   429: 'Rate limited (`rate_limited`); see the Retry-After header',
   500: 'Unexpected error (`internal_error`) with a request id',
+  503: 'The language model or another upstream service is unavailable (`unavailable`)',
 };
 
 export function errorResponses<S extends number>(...statuses: S[]) {

@@ -13,14 +13,13 @@ import { streamSSE } from 'hono/streaming';
 import { errorBody, toAppError } from '../errors';
 import type { ChatEvent } from '../services/chat/send-chat-message';
 
-export const HEARTBEAT_MS = 5_000;
-
 export function sseResponse(
   c: Context,
   abort: AbortController,
   events: AsyncIterable<ChatEvent>,
-  extraDone: Record<string, unknown> = {},
+  opts: { heartbeatMs?: number } = {},
 ): Response {
+  const extraDone: Record<string, unknown> = {};
   c.header('Cache-Control', 'no-cache, no-transform');
   c.header('X-Accel-Buffering', 'no'); // nginx and Heroku-style routers must not buffer the stream
   return streamSSE(

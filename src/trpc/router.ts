@@ -12,6 +12,7 @@ import { deleteKb } from '../services/kbs/delete-kb';
 import { getKb, ZKbRef } from '../services/kbs/get-kb';
 import { listKbs } from '../services/kbs/list-kbs';
 import { updateKb, ZUpdateKbInput } from '../services/kbs/update-kb';
+import { getOrgSettings, updateOrgSettings, ZUpdateOrgSettingsInput } from '../services/orgs/org-settings';
 import { collectChat, startChat, ZChatInput } from '../services/chat/send-chat-message';
 import { deleteSession, listSessionMessages, ZSessionRef } from '../services/chat/session-messages';
 import { collectAnswer } from '../services/rag/answer-stream';
@@ -30,6 +31,10 @@ export const appRouter = router({
   chat: router({
     messages: authedProcedure.input(ZSessionRef).query(({ ctx, input }) => listSessionMessages(ctx.svc, input)),
     deleteSession: authedProcedure.input(ZSessionRef).mutation(({ ctx, input }) => deleteSession(ctx.svc, input)),
+  }),
+  org: router({
+    settings: authedProcedure.query(({ ctx }) => getOrgSettings(ctx.svc)),
+    updateSettings: authedProcedure.input(ZUpdateOrgSettingsInput).mutation(({ ctx, input }) => updateOrgSettings(ctx.svc, input)),
   }),
   kbs: router({
     list: authedProcedure.query(({ ctx }) => listKbs(ctx.svc)),

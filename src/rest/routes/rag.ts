@@ -29,7 +29,7 @@ export function registerRagRoutes(app: OpenAPIHono<HonoEnv>) {
             'text/event-stream': { schema: z.string() },
           },
         },
-        ...errorResponses(400, 404, 413, 415),
+        ...errorResponses(400, 404, 413, 415, 503),
       },
     }),
     async (c) => {
@@ -37,7 +37,7 @@ export function registerRagRoutes(app: OpenAPIHono<HonoEnv>) {
       const abort = new AbortController();
       c.req.raw.signal?.addEventListener('abort', () => abort.abort());
       const events = await startSearch(c.var.svc, input, abort.signal);
-      if (input.stream) return sseResponse(c, abort, events) as never;
+      if (input.stream) return sseResponse(c, abort, events, { heartbeatMs: c.var.svc.config.sseHeartbeatMs }) as never;
       return c.json(await collectAnswer(events), 200);
     },
   );
@@ -59,7 +59,7 @@ export function registerRagRoutes(app: OpenAPIHono<HonoEnv>) {
             'text/event-stream': { schema: z.string() },
           },
         },
-        ...errorResponses(400, 404, 413, 415),
+        ...errorResponses(400, 404, 413, 415, 503),
       },
     }),
     async (c) => {
@@ -67,7 +67,7 @@ export function registerRagRoutes(app: OpenAPIHono<HonoEnv>) {
       const abort = new AbortController();
       c.req.raw.signal?.addEventListener('abort', () => abort.abort());
       const events = await startChat(c.var.svc, input, abort.signal);
-      if (input.stream) return sseResponse(c, abort, events) as never;
+      if (input.stream) return sseResponse(c, abort, events, { heartbeatMs: c.var.svc.config.sseHeartbeatMs }) as never;
       return c.json(await collectChat(events), 200);
     },
   );

@@ -6,8 +6,8 @@
 import { z } from 'zod';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../errors';
-import { CrawlRefusedError } from '../../ingest/crawl/errors';
-import { assertPublicUrl } from '../../ingest/crawl/url-guard';
+import { CrawlError, CrawlPermanentError } from '../../ingest/crawl/errors';
+import { assertPublicUrl, parseCrawlUrl } from '../../ingest/crawl/url-guard';
 import { parseInput } from '../../validation';
 import { requireKb } from '../kbs/require-kb';
 import { createDocument } from './create-document';
@@ -40,8 +40,11 @@ export async function ingestUrl(ctx: ServiceContext, rawInput: IngestUrlInput): 
   try {
     normalized = await assertPublicUrl(url, { allowPrivate: ctx.config.crawlAllowPrivate });
   } catch (err) {
-    if (err instanceof CrawlRefusedError) throw new AppError('invalid_input', err.message, { field: 'url' });
-    throw err;
+    // Refused addresses and hosts that do not exist are the caller's to fix; a transient DNS
+    // failure is not, so it is left to the crawl job, which retries.
+    if (err instanceof CrawlPermanentError) throw new AppError('invalid_input', err.message, { field: 'url' });
+    if (!(err instanceof CrawlError)) throw err;
+    normalized = parseCrawlUrl(url, { allowPrivate: ctx.config.crawlAllowPrivate });
   }
   const document = await createDocument(ctx, {
     kb,

@@ -10,7 +10,7 @@ import type { DocumentId } from '../../ids';
 import { chunkDocument } from '../../ingest/chunker';
 import { CrawlPermanentError } from '../../ingest/crawl/errors';
 import { isPermanentIngestError } from '../../ingest/errors';
-import { extractUpload, extractUrl, type CrawlSettings } from '../../ingest/extract-document';
+import type { CrawlSettings } from '../../ingest/extract-document';
 import type { DocumentType, ParsedDocument } from '../../ingest/types';
 import { embedChunks } from './embed-chunks';
 import { markDocumentFailed, storeChunks } from './store-chunks';
@@ -42,6 +42,8 @@ export async function runIngestion(
   const started = performance.now();
 
   try {
+    // Parsers and the crawler (pdf.js, mammoth, jsdom, Crawlee) load on the first job, not at boot.
+    const { extractUpload, extractUrl } = await import('../../ingest/extract-document');
     let parsed: ParsedDocument;
     if (doc.source === 'upload') {
       const file = await deps.db.selectFrom('document_files').select('bytes').where('document_id', '=', doc.id).executeTakeFirst();

@@ -6,6 +6,7 @@
  */
 import { streamText } from 'ai';
 import type { AppDeps } from '../../context';
+import { AppError } from '../../errors';
 import { buildAnswerPrompt, extractCitedMarkers, NOT_FOUND_ANSWER, type ChatTurn } from '../../ai/prompts';
 import { toCitation, type Citation } from './citations';
 import type { Retrieval } from './retrieve';
@@ -49,6 +50,7 @@ export async function* answerStream(
     system,
     messages,
     temperature: 0,
+    maxRetries: 1,
     abortSignal: input.signal,
     onError: ({ error }) => {
       failure ??= error;
@@ -59,7 +61,11 @@ export async function* answerStream(
     answer += text;
     yield { type: 'delta', text };
   }
-  if (failure) throw failure;
+  if (failure) {
+    const err = new AppError('unavailable', 'The language model did not answer; try again shortly');
+    (err as { cause?: unknown }).cause = failure;
+    throw err;
+  }
   answer = answer.trim();
   if (isRefusal(answer)) {
     yield { type: 'done', answer: NOT_FOUND_ANSWER, citations: [] };

@@ -13,6 +13,8 @@ export const BM25 = { k1: 1.2, b: 0.75 } as const;
 export type LexicalHit = { id: ChunkId; bm25: number };
 
 export async function lexicalSearch(db: Db, kbId: KbId, query: string, limit: number): Promise<LexicalHit[]> {
+  const k1 = sql.lit(BM25.k1);
+  const b = sql.lit(BM25.b);
   const { rows } = await sql<LexicalHit>`
     with terms as (
       select distinct t.lexeme, to_tsquery('simple', quote_literal(t.lexeme)) as tsq
@@ -37,8 +39,8 @@ export async function lexicalSearch(db: Db, kbId: KbId, query: string, limit: nu
         and c.tsv @@ (select coalesce(string_agg(quote_literal(lexeme), ' | '), '')::tsquery from idf)
     )
     select cand.id,
-           sum(idf.idf * (tf.n * (${BM25.k1} + 1)) /
-               (tf.n + ${BM25.k1} * (1 - ${BM25.b} + ${BM25.b} * cand.lexeme_count / stats.avgdl)))::float8 as bm25
+           sum(idf.idf * (tf.n * (${k1} + 1)) /
+               (tf.n + ${k1} * (1 - ${b} + ${b} * cand.lexeme_count / stats.avgdl)))::float8 as bm25
     from candidates cand
     cross join stats
     cross join lateral (

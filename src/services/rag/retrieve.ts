@@ -32,7 +32,7 @@ export type Retrieval = { chunks: RetrievedChunk[]; confident: boolean; timings:
 const MIN_DENSE_WITHOUT_LEXICAL = 0.45;
 
 export async function retrieve(
-  deps: Pick<AppDeps, 'db' | 'embeddings'>,
+  deps: Pick<AppDeps, 'db' | 'embeddings' | 'logger'>,
   kb: Pick<KnowledgeBase, 'id' | 'embedding_model'>,
   query: string,
   opts: { topK: number; mode?: RetrievalMode; weights?: FusionWeights },
@@ -42,7 +42,8 @@ export async function retrieve(
   const provider = mode === 'lexical' ? null : deps.embeddings.get(kb.embedding_model);
 
   const t0 = performance.now();
-  const queryVector = provider ? await provider.embedQuery(query) : null;
+  // If the embedding service fails, full-text search alone still answers: degrade, don't fail.
+  const queryVector = provider ? await provider.embedQuery(query).catch((err) => (deps.logger.warn({ err }, 'query embedding failed; full-text only'), null)) : null;
   const t1 = performance.now();
   const [lexical, dense] = await Promise.all([
     mode === 'dense' ? [] : lexicalSearch(deps.db, kb.id, query, pool),

@@ -1,0 +1,45 @@
+/**
+ * An in-process service for benchmarks: the embedded database (in memory) or a throwaway PostgreSQL
+ * cluster, migrated, with the same deps `npm start` builds. Offline models unless OPENAI_API_KEY is set.
+ */
+import { createDb, createPool } from '../../db/connect';
+import { openEmbeddedDatabase } from '../../db/embedded/open-embedded';
+import { migrateToLatest } from '../../db/migrate';
+import type { DatabaseHandle } from '../../db/open-database';
+import { loadConfig } from '../../src/config';
+import type { AppDeps } from '../../src/context';
+import { createLogger } from '../../src/logger';
+import { createAiDeps } from '../../src/runtime';
+import { startThrowawayCluster } from '../../test/infra/postgres-cluster';
+
+export type BenchDb = 'embedded' | 'postgres';
+
+export async function openBenchRuntime(kind: BenchDb, env: Record<string, string> = {}) {
+  let database: DatabaseHandle;
+  let stopCluster = () => {};
+  if (kind === 'embedded') {
+    const embedded = await openEmbeddedDatabase({ dataDir: null });
+    const pool = createPool(embedded.connectionString, 10);
+    const db = createDb(pool);
+    database = { db, pool, connectionString: embedded.connectionString, mode: 'embedded', close: async () => (await db.destroy(), await embedded.close()) };
+  } else {
+    const cluster = process.env.TEST_DATABASE_URL ? null : await startThrowawayCluster();
+    const url = process.env.TEST_DATABASE_URL ?? cluster!.url;
+    stopCluster = () => cluster?.stop();
+    const pool = createPool(url, 20);
+    const db = createDb(pool);
+    database = { db, pool, connectionString: url, mode: 'postgres', close: async () => db.destroy() };
+  }
+  await migrateToLatest(database.db, database.pool);
+  const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000000', DATA_DIR: '/nonexistent', ...env, ...(process.env.OPENAI_API_KEY ? { OPENAI_API_KEY: process.env.OPENAI_API_KEY } : {}) });
+  const logger = createLogger(config.logLevel, { stderr: true });
+  const deps: AppDeps = { db: database.db, config, logger, ...createAiDeps(config) };
+  return {
+    deps,
+    database,
+    async close() {
+      await database.close();
+      stopCluster();
+    },
+  };
+}

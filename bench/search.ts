@@ -1,0 +1,128 @@
+/**
+ * Retrieval latency and search throughput on a KB of at least 50,000 chunks: sliding windows of 2, 3
+ * and 4 sentences over the SQuAD dev articles, embedded with the offline model and stored through the
+ * same storeChunks() ingestion uses. Then, with 20 concurrent clients:
+ *   - retrieval (hybrid: BM25 + HNSW + fusion) p50/p95, in process, over SQuAD questions;
+ *   - POST /api/rag/search requests/s and latency over HTTP (autocannon), answers included.
+ *
+ *   npm run bench -- search [--db both|embedded|postgres] [--chunks 50000] [--duration 10]
+ */
+import { serve } from '@hono/node-server';
+import autocannon from 'autocannon';
+import { parseArgs } from 'node:util';
+import { createApp } from '../src/app';
+import { createContext } from '../src/context';
+import type { DocumentId } from '../src/ids';
+import { newId } from '../src/ids';
+import { splitSentences } from '../src/ingest/chunker';
+import { embedChunks } from '../src/services/documents/embed-chunks';
+import { storeChunks } from '../src/services/documents/store-chunks';
+import { createKb } from '../src/services/kbs/create-kb';
+import { createOrg } from '../src/services/orgs/create-org';
+import { retrieve } from '../src/services/rag/retrieve';
+import { openBenchRuntime, type BenchDb } from './lib/bench-runtime';
+import { everyKth, loadSquad } from './lib/squad';
+
+const { values } = parseArgs({
+  options: { db: { type: 'string', default: 'both' }, chunks: { type: 'string', default: '50000' }, duration: { type: 'string', default: '10' } },
+});
+const target = Number(values.chunks);
+const CONCURRENCY = 20;
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+
+async function run(kind: BenchDb) {
+  const rt = await openBenchRuntime(kind);
+  try {
+    const { org, api_key } = await createOrg(rt.deps, { name: 'Search bench', slug: 'search-bench', plan: 'pro' });
+    const orgRow = await rt.deps.db.selectFrom('organizations').selectAll().where('id', '=', org.id).executeTakeFirstOrThrow();
+    const ctx = createContext(rt.deps, orgRow, { requestId: 'bench' });
+    const { kb } = await createKb(ctx, { name: 'Big KB' });
+    const kbRow = await rt.deps.db.selectFrom('knowledge_bases').selectAll().where('id', '=', kb.id).executeTakeFirstOrThrow();
+    const provider = rt.deps.embeddings.get(kbRow.embedding_model)!;
+
+    const { paragraphs, questions } = loadSquad();
+    const byTitle = new Map<string, string[]>();
+    for (const p of paragraphs) byTitle.set(p.title, [...(byTitle.get(p.title) ?? []), ...splitSentences(p.context)]);
+
+    const t0 = performance.now();
+    let total = 0;
+    outer: for (const width of [2, 3, 4, 5, 6]) {
+      for (const [title, sentences] of byTitle) {
+        if (total >= target) break outer;
+        const now = new Date();
+        const docId = newId('doc') as DocumentId;
+        await rt.deps.db
+          .insertInto('documents')
+          .values({ id: docId, org_id: org.id, kb_id: kb.id, source: 'upload', filename: `${title} (${width})`, content_type: 'txt', size_bytes: null, status: 'processing', crawl_options: null, created_at: now, updated_at: now })
+          .execute();
+        const chunks = [];
+        for (let i = 0; i + width <= sentences.length && total + chunks.length < target; i++) {
+          const text = sentences.slice(i, i + width).join(' ');
+          chunks.push({ text, headingPath: [title], position: chunks.length, tokenCount: Math.ceil(text.length / 4) });
+        }
+        await storeChunks(rt.deps.db, { id: docId, kb_id: kb.id }, await embedChunks(provider, chunks), { pages: null, dimensions: provider.dimensions });
+        total += chunks.length;
+      }
+    }
+    const buildS = (performance.now() - t0) / 1000;
+    console.log(`[${kind}] built ${total} chunks in ${buildS.toFixed(0)} s`);
+
+    const sample = everyKth(questions, 1000).map((q) => q.question);
+    // Warm up caches and the HNSW index pages.
+    for (const q of sample.slice(0, 50)) await retrieve(rt.deps, kbRow, q, { topK: 5 });
+    const latencies: number[] = [];
+    let next = 0;
+    const t1 = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < sample.length) {
+          const q = sample[next++]!;
+          const s = performance.now();
+          await retrieve(rt.deps, kbRow, q, { topK: 5 });
+          latencies.push(performance.now() - s);
+        }
+      }),
+    );
+    const retrievalQps = sample.length / ((performance.now() - t1) / 1000);
+    latencies.sort((a, b) => a - b);
+
+    const app = createApp(rt.deps);
+    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
+    await new Promise((r) => server.once('listening', r));
+    const { port } = server.address() as { port: number };
+    let qi = 0;
+    const http = await autocannon({
+      url: `http://127.0.0.1:${port}/api/rag/search`,
+      connections: CONCURRENCY,
+      duration: Number(values.duration),
+      requests: [
+        {
+          method: 'POST',
+          headers: { 'x-api-key': api_key, 'content-type': 'application/json' },
+          setupRequest: (req) => ({ ...req, body: JSON.stringify({ kb_id: kb.id, query: sample[qi++ % sample.length] }) }),
+        },
+      ],
+    });
+    await new Promise((r) => server.close(r));
+    return {
+      database: kind,
+      chunks: total,
+      'retrieval p50 (ms)': pct(latencies, 0.5).toFixed(1),
+      'retrieval p95 (ms)': pct(latencies, 0.95).toFixed(1),
+      'retrievals/s': retrievalQps.toFixed(0),
+      'search req/s (HTTP)': http.requests.average.toFixed(0),
+      'search p50 (ms)': http.latency.p50,
+      'search p99 (ms)': http.latency.p99,
+      'HTTP errors': http.errors + http.non2xx,
+    };
+  } finally {
+    await rt.close();
+  }
+}
+
+const rows = [];
+if (values.db !== 'postgres') rows.push(await run('embedded'));
+if (values.db !== 'embedded') rows.push(await run('postgres'));
+console.log(`\nhybrid retrieval, top_k 5, ${CONCURRENCY} concurrent clients`);
+console.table(rows);

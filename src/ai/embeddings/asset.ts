@@ -1,0 +1,116 @@
+/**
+ * Binary format of the distilled static-embedding asset (assets/*.bin), self-contained
+ * so the running service needs neither TensorFlow.js nor the 28 MB model package:
+ *
+ *   bytes 0..7    magic "GWSTEMB1"
+ *   bytes 8..11   uint32 LE: header length H
+ *   bytes 12..    H bytes of UTF-8 JSON header (AssetHeader), then zero padding to 4 bytes
+ *   then          int8   table  [vocabularySize x inputDim]  (row i = piece i)
+ *                 float32 rowScale [vocabularySize]           value = int8 * rowScale
+ *                 float32 headWeights [inputDim x outputDim]   (if header.head)
+ *                 float32 headBias [outputDim]                 (if header.head)
+ *
+ * Per-row symmetric int8 keeps the table at 4 MB (16 MB as float32) for a mean cosine
+ * to the float32 table above 0.999 (measured by the generator, recorded in the header).
+ */
+import type { Vocabulary } from './tokenizer';
+
+export const ASSET_MAGIC = 'GWSTEMB1';
+
+export interface AssetHeader {
+  format: 'groundwork-static-embeddings';
+  version: 1;
+  /** Provider id the vectors are published under. */
+  modelId: string;
+  vocabulary: Vocabulary;
+  inputDim: number;
+  outputDim: number;
+  head: boolean;
+  /** Free-form provenance: teacher, corpus size, training, quality numbers. */
+  provenance: Record<string, unknown>;
+}
+
+export interface StaticAsset {
+  header: AssetHeader;
+  table: Float32Array;
+  headWeights?: Float32Array;
+  headBias?: Float32Array;
+}
+
+export function encodeAsset(asset: StaticAsset): Uint8Array {
+  const { header, table } = asset;
+  const V = header.vocabulary.length;
+  const D = header.inputDim;
+  const json = new TextEncoder().encode(JSON.stringify(header));
+  const headerEnd = align4(12 + json.length);
+  const headSize = header.head ? (D * header.outputDim + header.outputDim) * 4 : 0;
+  const buf = new Uint8Array(headerEnd + align4(V * D) + V * 4 + headSize);
+  const view = new DataView(buf.buffer);
+  buf.set(new TextEncoder().encode(ASSET_MAGIC), 0);
+  view.setUint32(8, json.length, true);
+  buf.set(json, 12);
+
+  let off = headerEnd;
+  const q = new Int8Array(buf.buffer, off, V * D);
+  const scales = new Float32Array(V);
+  for (let r = 0; r < V; r++) {
+    let max = 0;
+    for (let d = 0; d < D; d++) max = Math.max(max, Math.abs(table[r * D + d]!));
+    const scale = max / 127 || 1;
+    scales[r] = scale;
+    for (let d = 0; d < D; d++) q[r * D + d] = Math.round(table[r * D + d]! / scale);
+  }
+  off += align4(V * D);
+  writeF32(view, off, scales);
+  off += V * 4;
+  if (header.head) {
+    writeF32(view, off, asset.headWeights!);
+    off += asset.headWeights!.length * 4;
+    writeF32(view, off, asset.headBias!);
+  }
+  return buf;
+}
+
+export function decodeAsset(bytes: Uint8Array): StaticAsset {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (new TextDecoder().decode(bytes.subarray(0, 8)) !== ASSET_MAGIC) {
+    throw new Error('not a Groundwork static-embedding asset (bad magic)');
+  }
+  const jsonLength = view.getUint32(8, true);
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(12, 12 + jsonLength))) as AssetHeader;
+  if (header.format !== 'groundwork-static-embeddings' || header.version !== 1) {
+    throw new Error(`unsupported static-embedding asset ${header.format}@${header.version}`);
+  }
+  const V = header.vocabulary.length;
+  const D = header.inputDim;
+  let off = align4(12 + jsonLength);
+  const q = new Int8Array(bytes.buffer, bytes.byteOffset + off, V * D);
+  off += align4(V * D);
+  const scales = readF32(view, off, V);
+  off += V * 4;
+  const table = new Float32Array(V * D);
+  for (let r = 0; r < V; r++) {
+    const s = scales[r]!;
+    for (let d = 0; d < D; d++) table[r * D + d] = q[r * D + d]! * s;
+  }
+  if (!header.head) return { header, table };
+  const headWeights = readF32(view, off, D * header.outputDim);
+  off += D * header.outputDim * 4;
+  const headBias = readF32(view, off, header.outputDim);
+  return { header, table, headWeights, headBias };
+}
+
+function align4(n: number): number {
+  return (n + 3) & ~3;
+}
+
+// DataView keeps the format little-endian regardless of the host.
+function writeF32(view: DataView, offset: number, values: Float32Array) {
+  for (let i = 0; i < values.length; i++) view.setFloat32(offset + i * 4, values[i]!, true);
+}
+
+function readF32(view: DataView, offset: number, n: number): Float32Array {
+  const out = new Float32Array(n);
+  for (let i = 0; i < n; i++) out[i] = view.getFloat32(offset + i * 4, true);
+  return out;
+}

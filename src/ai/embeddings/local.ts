@@ -1,0 +1,87 @@
+/**
+ * The offline default embedding provider: Universal Sentence Encoder lite distilled into
+ * a static piece table (see ./distill/ and bench/research/RESULTS.md for why).
+ *
+ * Guarantees: no network and no TensorFlow at run time; the asset is read and decoded
+ * once per process however many providers are created (a shared loader); vectors are
+ * 512-d, L2-normalised and a pure function of the text; embedding a 600-page PDF's
+ * ~15k sentences takes about a second of CPU, a query well under a millisecond.
+ */
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { decodeAsset } from './asset';
+import { StaticEncoder } from './static-encoder';
+import { PieceTokenizer } from './tokenizer';
+import type { EmbeddingProvider, EmbeddingVector } from './types';
+
+export const DEFAULT_STATIC_ASSET = fileURLToPath(new URL('./assets/use-lite-distilled-v1.bin', import.meta.url));
+export const LOCAL_EMBEDDING_DIMENSIONS = 512;
+
+export interface LocalEmbeddingOptions {
+  /** Path of a static-embedding asset; defaults to the one shipped in ./assets. */
+  assetPath?: string;
+}
+
+export interface LoadedLocalEncoder {
+  modelId: string;
+  encoder: StaticEncoder;
+}
+
+const loaders = new Map<string, Promise<LoadedLocalEncoder>>();
+
+/**
+ * Loads (once per path per process) and returns the encoder. A failed load is not
+ * cached, so a transient read error does not poison the process.
+ */
+export function loadLocalEncoder(assetPath: string = DEFAULT_STATIC_ASSET): Promise<LoadedLocalEncoder> {
+  let loading = loaders.get(assetPath);
+  if (!loading) {
+    loading = readFile(assetPath).then((bytes) => {
+      const { header, table, headWeights, headBias } = decodeAsset(bytes);
+      const encoder = new StaticEncoder({
+        tokenizer: new PieceTokenizer(header.vocabulary),
+        table,
+        inputDim: header.inputDim,
+        head: header.head ? { weights: headWeights!, bias: headBias!, outputDim: header.outputDim } : undefined,
+      });
+      return { modelId: header.modelId, encoder };
+    });
+    loading.catch(() => loaders.delete(assetPath));
+    loaders.set(assetPath, loading);
+  }
+  return loading;
+}
+
+/** Texts embedded between yields to the event loop, so a big ingest never stalls I/O. */
+const SLICE = 256;
+
+export function createLocalEmbeddingProvider(opts: LocalEmbeddingOptions = {}): EmbeddingProvider {
+  const load = () => loadLocalEncoder(opts.assetPath);
+  return {
+    // The id is fixed (not read from the asset) so it is known before the lazy load;
+    // loading an asset published under another id is refused below.
+    id: 'local:use-lite-distilled@1',
+    dimensions: LOCAL_EMBEDDING_DIMENSIONS,
+    async embedDocuments(texts: string[]): Promise<EmbeddingVector[]> {
+      const { encoder } = await checked(load());
+      const out: EmbeddingVector[] = [];
+      for (let i = 0; i < texts.length; i += SLICE) {
+        if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+        for (const text of texts.slice(i, i + SLICE)) out.push(encoder.embed(text));
+      }
+      return out;
+    },
+    async embedQuery(text: string): Promise<EmbeddingVector> {
+      const { encoder } = await checked(load());
+      return encoder.embed(text);
+    },
+  };
+}
+
+async function checked(loading: Promise<LoadedLocalEncoder>): Promise<LoadedLocalEncoder> {
+  const loaded = await loading;
+  if (loaded.modelId !== 'local:use-lite-distilled@1' || loaded.encoder.dimensions !== LOCAL_EMBEDDING_DIMENSIONS) {
+    throw new Error(`static-embedding asset is ${loaded.modelId} (${loaded.encoder.dimensions}-d), expected local:use-lite-distilled@1`);
+  }
+  return loaded;
+}

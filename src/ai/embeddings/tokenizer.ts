@@ -1,0 +1,123 @@
+/**
+ * SentencePiece (unigram) tokenizer for the Universal Sentence Encoder lite vocabulary.
+ *
+ * Guarantees: for any input string, `encode()` returns exactly the ids that
+ * `@energetic-ai/embeddings`' Tokenizer returns (verified on ~100k sentences by
+ * bench/research/tokenizer-parity.ts), including its quirks: NFKC, no lower-casing,
+ * spaces become U+2581, ties go to the later start position, runs of unknown
+ * characters collapse to one id 0. The distilled table was built from that
+ * tokenization, so matching it exactly is what keeps the table's rows meaningful.
+ *
+ * It is a re-implementation rather than a re-use because the reference slices the
+ * remaining input at every position (quadratic) and is ~10x slower, which matters
+ * when a 600-page PDF is tokenized at ingest.
+ */
+
+export type Vocabulary = ReadonlyArray<readonly [piece: string, score: number]>;
+
+const SEPARATOR = '\u2581';
+/** Ids 0..5 are `<unk>`, `<s>`, `</s>` and three extra ids: never produced by a match. */
+const RESERVED_SYMBOLS = 6;
+export const UNKNOWN_ID = 0;
+
+interface TrieNode {
+  children: Map<number, TrieNode>;
+  /** Vocabulary id if a piece ends here, else -1. */
+  id: number;
+}
+
+export class PieceTokenizer {
+  private readonly root: TrieNode = { children: new Map(), id: -1 };
+  private readonly scores: Float64Array;
+  /** Piece length in UTF-16 units: the reference backtracks by `piece.length`. */
+  private readonly lengths: Int32Array;
+  /** Piece length in code points: how far a match advances. */
+  private readonly symbolLengths: Int32Array;
+
+  constructor(readonly vocabulary: Vocabulary) {
+    this.scores = new Float64Array(vocabulary.length);
+    this.lengths = new Int32Array(vocabulary.length);
+    this.symbolLengths = new Int32Array(vocabulary.length);
+    for (let id = 0; id < vocabulary.length; id++) {
+      const [piece, score] = vocabulary[id]!;
+      this.scores[id] = score;
+      this.lengths[id] = piece.length;
+      this.symbolLengths[id] = [...piece].length;
+      if (id < RESERVED_SYMBOLS) continue;
+      let node = this.root;
+      for (const ch of piece) {
+        const cp = ch.codePointAt(0)!;
+        let next = node.children.get(cp);
+        if (!next) {
+          next = { children: new Map(), id: -1 };
+          node.children.set(cp, next);
+        }
+        node = next;
+      }
+      node.id = id;
+    }
+  }
+
+  get size(): number {
+    return this.vocabulary.length;
+  }
+
+  encode(input: string): number[] {
+    const normalized = input.normalize('NFKC');
+    if (normalized.length === 0) return [];
+    const text = SEPARATOR + normalized.replaceAll(' ', SEPARATOR);
+    const symbols: number[] = [];
+    for (const ch of text) symbols.push(ch.codePointAt(0)!);
+    const n = symbols.length;
+
+    // Lattice edges grouped by end position; within one end position the reference
+    // visits start positions in ascending order, and so do we (starts are pushed in
+    // ascending order because the outer loop runs over starts ascending).
+    const edgeStart: number[][] = Array.from({ length: n + 1 }, () => []);
+    const edgeId: number[][] = Array.from({ length: n + 1 }, () => []);
+    for (let i = 0; i < n; i++) {
+      let node: TrieNode | undefined = this.root.children.get(symbols[i]!);
+      let matched = false;
+      for (let j = i; j < n && node; j++) {
+        if (node.id >= 0) {
+          const end = i + this.symbolLengths[node.id]!;
+          edgeStart[end]!.push(i);
+          edgeId[end]!.push(node.id);
+          matched = true;
+        }
+        node = j + 1 < n ? node.children.get(symbols[j + 1]!) : undefined;
+      }
+      if (!matched) {
+        edgeStart[i + 1]!.push(i);
+        edgeId[i + 1]!.push(UNKNOWN_ID);
+      }
+    }
+
+    const best = new Float64Array(n + 1);
+    const words = new Int32Array(n + 1);
+    for (let end = 0; end <= n; end++) {
+      const starts = edgeStart[end]!;
+      const ids = edgeId[end]!;
+      for (let k = 0; k < starts.length; k++) {
+        const id = ids[k]!;
+        // The reference steps back by the piece's UTF-16 length here (not its
+        // code-point length); identical for every piece in this vocabulary.
+        const score = this.scores[id]! + best[end - this.lengths[id]!]!;
+        if (best[end] === 0 || score >= best[end]!) {
+          best[end] = score;
+          words[end] = id;
+        }
+      }
+    }
+
+    const reversed: number[] = [];
+    for (let iter = n; iter > 0; iter -= this.lengths[words[iter]!]!) reversed.push(words[iter]!);
+    const out: number[] = [];
+    let previousUnknown = false;
+    for (const id of reversed) {
+      if (!(previousUnknown && id === UNKNOWN_ID)) out.push(id);
+      previousUnknown = id === UNKNOWN_ID;
+    }
+    return out.reverse();
+  }
+}

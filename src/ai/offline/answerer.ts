@@ -1,0 +1,392 @@
+/**
+ * Extractive question answering over retrieved passages, for running without
+ * an LLM. It picks the one to three passage sentences that best answer the
+ * question and returns them as prose with inline citation markers, or the
+ * exact refusal sentence when no sentence matches the question well enough.
+ *
+ * Guarantees: deterministic; every sentence of the answer is copied verbatim
+ * (apart from a dropped leading connective) from the passage whose marker
+ * follows it, so it never says anything the passages don't; runs in
+ * well under a millisecond per passage.
+ *
+ * Scoring, per sentence: IDF-weighted overlap of stemmed question terms
+ * (IDF over all passage sentences, so terms every passage shares count for
+ * little), partial credit for terms in the neighbouring sentences and the
+ * rest of the passage (pronouns often carry the subject over), bonuses for
+ * question-term bigrams and proximity, a bonus when the sentence contains
+ * the kind of thing the question asks for (a year for "when", a number for
+ * "how many", a new capitalised name for "who"...), and a small prior for
+ * passages ranked first by retrieval.
+ */
+import { NOT_FOUND_ANSWER, type AnswerPassage } from '../prompts';
+import { MONTHS, STOPWORDS, isNumberWord, splitSentences, tokenize, type Token } from './text';
+
+export type QuestionType = 'date' | 'duration' | 'number' | 'person' | 'place' | 'reason' | 'other';
+
+export interface AnswerOptions {
+  /** Minimum share of the question's IDF mass a sentence must cover; below it the answer is a refusal. */
+  minCoverage?: number;
+  /** A further sentence is added only if it scores at least this fraction of the best one. */
+  secondSentenceRatio?: number;
+  maxSentences?: number;
+  /** Soft cap on answer length in words (the best sentence is always kept). */
+  maxWords?: number;
+}
+
+export interface ScoredSentence {
+  passageIndex: number;
+  marker: number;
+  sentenceIndex: number;
+  text: string;
+  score: number;
+  coverage: number;
+  /** Share of the question's IDF mass found anywhere in the sentence's passage. */
+  passageCoverage: number;
+  /** Matches a question term beyond the topic shared by most passages. */
+  focusHit: boolean;
+  /** Contains the kind of thing the question asks for (a year for "when"...). */
+  typeHit: boolean;
+}
+
+export interface OfflineAnswer {
+  text: string;
+  /** Markers cited in `text`, in order. Empty for a refusal. */
+  markers: number[];
+  refused: boolean;
+  questionType: QuestionType;
+  /** Best-first, for diagnostics and tests. */
+  ranked: ScoredSentence[];
+}
+
+const DEFAULTS: Required<AnswerOptions> = {
+  minCoverage: 0.22,
+  secondSentenceRatio: 0.8,
+  maxSentences: 3,
+  maxWords: 90,
+};
+
+/**
+ * What kind of answer the question wants, judged from its first wh-phrase
+ * ("What type of cascade results when..." asks for a type, not a date).
+ */
+export function detectQuestionType(question: string): QuestionType {
+  const q = question.toLowerCase().replace(/\s+/g, ' ');
+  const m = /\b(what|which|who|whom|whose|when|where|why|how)\b(?:\s+([a-z]+))?(?:\s+([a-z]+))?/.exec(q);
+  if (!m) return 'other';
+  const [, wh, w1 = '', w2 = ''] = m;
+  switch (wh) {
+    case 'why':
+      return 'reason';
+    case 'when':
+      return 'date';
+    case 'where':
+      return 'place';
+    case 'who':
+    case 'whom':
+    case 'whose':
+      return 'person';
+    case 'how':
+      if (w1 === 'long') return w2 === 'ago' ? 'date' : 'duration';
+      if (/^(?:many|much|old|far|big|large|tall|high|deep|wide|heavy|fast|often|few|small|expensive)$/.test(w1)) return 'number';
+      return 'other';
+    default: {
+      // what/which + head noun ("what year", "in which city", "what percentage").
+      const head = w1 === 'is' || w1 === 'was' || w1 === 'the' ? w2 : w1;
+      if (/^(?:year|years|date|century|decade|day|month|era|period)$/.test(head)) return 'date';
+      if (/^(?:percentage|percent|number|amount|proportion|fraction|share|population|size|cost|price|speed|distance|temperature)$/.test(head))
+        return 'number';
+      if (/^(?:country|countries|city|cities|state|place|region|location|continent|town|area|island|river|county|province|street|building|venue)$/.test(head))
+        return 'place';
+      if (/^(?:person|people|company|organi[sz]ation|team|group|man|woman|president|king|queen|author|scientist|architect|player|band|emperor)$/.test(head))
+        return 'person';
+      if (head === 'reason' || head === 'caused') return 'reason';
+      return 'other';
+    }
+  }
+}
+
+const HOW_ADJECTIVES = new Set(
+  'long many much old far big large tall high deep wide heavy fast often few small expensive soon late early'.split(' '),
+);
+const TIME_UNITS = /^(?:second|minute|hour|day|week|month|year|decade|centur|millenni|night|weekend|season)/;
+const REASON_CUES = /\b(?:because|due to|since|as a result|in order to|so that|led to|caused|owing to|thanks to|result of|reason)\b/i;
+const PLACE_PREPS = new Set(['in', 'at', 'from', 'near', 'to', 'into', 'across', 'throughout', 'outside', 'inside', 'of']);
+const CONNECTIVES =
+  /^(?:however|moreover|furthermore|additionally|in addition|also|thus|therefore|hence|consequently|meanwhile|nevertheless|nonetheless|instead|indeed|likewise|similarly|besides|still|but|and|so|then)\s*,?\s+/i;
+
+interface SentenceInfo {
+  passageIndex: number;
+  sentenceIndex: number;
+  text: string;
+  tokens: Token[];
+  stems: Set<string>;
+}
+
+/** Whether the sentence holds something of the asked-for kind that the question doesn't already mention. */
+function hasAnswerCandidate(type: QuestionType, s: SentenceInfo, qLower: Set<string>): boolean {
+  const toks = s.tokens;
+  switch (type) {
+    case 'date':
+      return toks.some(
+        (t, i) =>
+          !qLower.has(t.lower) &&
+          ((/^\d{3,4}(?:-\d{2,4})?s?$/.test(t.lower) && Number(t.lower.slice(0, 4).replace(/\D/g, '')) >= 100) ||
+            (MONTHS.has(t.lower) && /^\p{Lu}/u.test(t.raw) && (t.lower !== 'may' || i > 0)) ||
+            /^(?:century|centuries|decade|bc|bce|ad|ce)$/.test(t.lower) ||
+            /^\d{1,2}(?:st|nd|rd|th)$/.test(t.lower)),
+      );
+    case 'duration':
+      return toks.some(
+        (t, i) =>
+          isNumberWord(t.lower) &&
+          !qLower.has(t.lower) &&
+          (TIME_UNITS.test(toks[i + 1]?.lower ?? '') || TIME_UNITS.test(t.lower.replace(/^[\d.,]+-/, ''))),
+      );
+    case 'number':
+      return toks.some((t) => !qLower.has(t.lower) && isNumberWord(t.lower) && t.lower !== 'once');
+    case 'person':
+    case 'place': {
+      for (let i = 0; i < toks.length; i++) {
+        const t = toks[i]!;
+        if (!/^\p{Lu}/u.test(t.raw) || t.stop || qLower.has(t.lower) || MONTHS.has(t.lower)) continue;
+        // The first word of a sentence is capitalised anyway.
+        if (i === 0 && STOPWORDS.has(t.lower)) continue;
+        // Sentence-initial: only a name if the next word continues it ("Claire Moreau founded...").
+        if (type === 'person') return i > 0 || (/^\p{Lu}/u.test(toks[1]?.raw ?? '') && !qLower.has(toks[1]!.lower));
+        if (i > 0 && PLACE_PREPS.has(toks[i - 1]!.lower)) return true;
+      }
+      return false;
+    }
+    case 'reason':
+      return REASON_CUES.test(s.text);
+    default:
+      return false;
+  }
+}
+
+/** Smallest window of token positions that contains one occurrence of each matched term. */
+function minSpan(positions: number[][]): number {
+  const events: Array<[number, number]> = [];
+  positions.forEach((ps, term) => ps.forEach((p) => events.push([p, term])));
+  events.sort((a, b) => a[0] - b[0]);
+  const need = positions.length;
+  const count = new Array<number>(need).fill(0);
+  let have = 0;
+  let best = Infinity;
+  let left = 0;
+  for (let right = 0; right < events.length; right++) {
+    const term = events[right]![1];
+    if (count[term]!++ === 0) have++;
+    while (have === need) {
+      best = Math.min(best, events[right]![0] - events[left]![0] + 1);
+      const lt = events[left]![1];
+      if (--count[lt]! === 0) have--;
+      left++;
+    }
+  }
+  return best;
+}
+
+function splitLongSentence(text: string): string[] {
+  // PDF extractions sometimes yield run-ons with no full stops; semicolons are the next best boundary.
+  if (text.split(/\s+/).length <= 60) return [text];
+  return text
+    .split(/(?<=;)\s+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+function decorate(sentence: string, marker: number, first: boolean): string {
+  // List bullets and heading marks are layout, not prose.
+  let s = sentence
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^(?:[-*•]|\d+[.)]|#{1,6})\s+/, '');
+  if (s === '') return '';
+  if (first) {
+    const stripped = s.replace(CONNECTIVES, '');
+    if (stripped.length > 0) s = stripped;
+  }
+  s = s[0]!.toUpperCase() + s.slice(1);
+  const m = /([.!?])(["'’”)\]]*)$/.exec(s);
+  if (m) {
+    if (m[2]) return `${s} [${marker}]`;
+    return `${s.slice(0, -1)} [${marker}]${m[1]}`;
+  }
+  return `${s.replace(/[,;:]$/, '')} [${marker}].`;
+}
+
+export function answerFromPassages(question: string, passages: AnswerPassage[], options: AnswerOptions = {}): OfflineAnswer {
+  const opts = { ...DEFAULTS, ...options };
+  const questionType = detectQuestionType(question);
+  const refusal = (ranked: ScoredSentence[]): OfflineAnswer => ({
+    text: NOT_FOUND_ANSWER,
+    markers: [],
+    refused: true,
+    questionType,
+    ranked,
+  });
+
+  const qTokens = tokenize(question);
+  const qLower = new Set(qTokens.map((t) => t.lower));
+  // The adjective of "how long/many/much..." belongs to the wh-phrase, not to the topic.
+  const qContent = qTokens.filter((t, i) => !t.stop && !(qTokens[i - 1]?.lower === 'how' && HOW_ADJECTIVES.has(t.lower)));
+  const qTerms = [...new Set(qContent.map((t) => t.stem))];
+  if (qTerms.length === 0 || passages.length === 0) return refusal([]);
+
+  // Sentences of every passage.
+  const sentences: SentenceInfo[] = [];
+  const byPassage: SentenceInfo[][] = passages.map((p, passageIndex) => {
+    const list: SentenceInfo[] = [];
+    for (const sent of splitSentences(p.text)) {
+      for (const text of splitLongSentence(sent.text)) {
+        const tokens = tokenize(text);
+        if (tokens.length === 0) continue;
+        const info = { passageIndex, sentenceIndex: list.length, text, tokens, stems: new Set(tokens.map((t) => t.stem)) };
+        list.push(info);
+        sentences.push(info);
+      }
+    }
+    return list;
+  });
+  if (sentences.length === 0) return refusal([]);
+
+  // IDF over sentences; a term found nowhere keeps the maximum weight, so it lowers coverage.
+  const n = sentences.length;
+  const weight = new Map<string, number>();
+  for (const term of qTerms) {
+    let df = 0;
+    for (const s of sentences) if (s.stems.has(term)) df++;
+    weight.set(term, Math.log(1 + (n - df + 0.5) / (df + 0.5)));
+  }
+  const total = qTerms.reduce((acc, t) => acc + weight.get(t)!, 0);
+  const passageStems = byPassage.map((list) => {
+    const set = new Set<string>();
+    for (const s of list) for (const st of s.stems) set.add(st);
+    return set;
+  });
+  const avgLen = sentences.reduce((a, s) => a + s.tokens.length, 0) / n;
+  const passageCoverage = passageStems.map((set) => qTerms.reduce((a, t) => a + (set.has(t) ? weight.get(t)! : 0), 0) / total);
+
+  // Topic terms are shared by most passages (the product or person everything is about); the
+  // focus terms are what the question asks about them. A sentence that matches only the topic
+  // ("What is the price of the Zephyr-9?" vs "The Zephyr-9 is a drone...") does not answer it.
+  const focus = new Set(
+    passages.length >= 3
+      ? qTerms.filter((t) => passageStems.filter((set) => set.has(t)).length / passages.length < 0.6)
+      : qTerms,
+  );
+
+  const ranked: ScoredSentence[] = sentences.map((s) => {
+    const list = byPassage[s.passageIndex]!;
+    const prev = list[s.sentenceIndex - 1];
+    const next = list[s.sentenceIndex + 1];
+    let direct = 0;
+    let context = 0;
+    let carried = 0;
+    let focusHit = focus.size === 0;
+    const matchedPositions: number[][] = [];
+    for (const term of qTerms) {
+      const w = weight.get(term)!;
+      if (s.stems.has(term)) {
+        direct += w;
+        if (focus.has(term)) focusHit = true;
+        const ps: number[] = [];
+        s.tokens.forEach((t, i) => {
+          if (t.stem === term) ps.push(i);
+        });
+        matchedPositions.push(ps);
+      } else if (prev?.stems.has(term)) {
+        context += 0.35 * w;
+        carried += 0.35 * w;
+        if (focus.has(term)) focusHit = true;
+      } else if (next?.stems.has(term)) context += 0.15 * w;
+      else if (passageStems[s.passageIndex]!.has(term)) context += 0.12 * w;
+    }
+
+    // Question-term pairs that stay close together in the sentence.
+    let bigram = 0;
+    for (let i = 0; i + 1 < qContent.length; i++) {
+      const a = qContent[i]!.stem;
+      const b = qContent[i + 1]!.stem;
+      if (a === b || !s.stems.has(a) || !s.stems.has(b)) continue;
+      let close = false;
+      for (let x = 0; x < s.tokens.length && !close; x++) {
+        if (s.tokens[x]!.stem !== a) continue;
+        for (let y = Math.max(0, x - 3); y <= Math.min(s.tokens.length - 1, x + 3); y++) {
+          if (y !== x && s.tokens[y]!.stem === b) close = true;
+        }
+      }
+      if (close) bigram += 0.5 * Math.min(weight.get(a)!, weight.get(b)!);
+    }
+
+    let proximity = 0;
+    if (matchedPositions.length >= 2) {
+      const span = minSpan(matchedPositions);
+      proximity = 0.25 * direct * Math.min(1, matchedPositions.length / span);
+    }
+
+    // Terms beyond the question's own are where the answer lives; an echo of the question answers nothing.
+    const novel = s.tokens.filter((t) => !t.stop && !qLower.has(t.lower) && !weight.has(t.stem)).length;
+    const typeHit = questionType !== 'other' && hasAnswerCandidate(questionType, s, qLower);
+    const typeBonus = typeHit ? 0.15 : 0;
+    const lengthPenalty = s.tokens.length > avgLen * 1.5 ? 0.04 * Math.min(2, s.tokens.length / avgLen - 1.5) : 0;
+    const rankPrior = passages.length > 1 ? 0.03 * (1 - s.passageIndex / (passages.length - 1)) : 0.03;
+    const score =
+      (direct + context + bigram + proximity) / total +
+      typeBonus +
+      rankPrior -
+      lengthPenalty -
+      (novel === 0 ? 0.2 : 0) -
+      (focusHit ? 0 : 0.25);
+    return {
+      passageIndex: s.passageIndex,
+      marker: passages[s.passageIndex]!.marker,
+      sentenceIndex: s.sentenceIndex,
+      text: s.text,
+      score,
+      // What the sentence itself (or its antecedent) says about the question's terms.
+      coverage: (direct + carried) / total,
+      passageCoverage: passageCoverage[s.passageIndex]!,
+      focusHit,
+      typeHit,
+    };
+  });
+  ranked.sort((a, b) => b.score - a.score || a.passageIndex - b.passageIndex || a.sentenceIndex - b.sentenceIndex);
+
+  const best = ranked[0]!;
+  if (best.coverage < opts.minCoverage || !best.focusHit) return refusal(ranked);
+
+  const chosen: ScoredSentence[] = [best];
+  let words = best.text.split(/\s+/).length;
+  const stemsOf = (x: ScoredSentence) => byPassage[x.passageIndex]![x.sentenceIndex]!.stems;
+  for (const cand of ranked.slice(1)) {
+    if (chosen.length >= opts.maxSentences) break;
+    if (cand.score < best.score * opts.secondSentenceRatio || cand.coverage < opts.minCoverage) break;
+    if (!cand.focusHit || (best.typeHit && !cand.typeHit)) continue;
+    const w = cand.text.split(/\s+/).length;
+    if (words + w > opts.maxWords) continue;
+    const cs = stemsOf(cand);
+    const redundant = chosen.some((c) => {
+      const other = stemsOf(c);
+      let inter = 0;
+      for (const x of cs) if (other.has(x)) inter++;
+      return inter / (cs.size + other.size - inter) > 0.6;
+    });
+    if (redundant) continue;
+    chosen.push(cand);
+    words += w;
+  }
+
+  // Best sentence first; a companion from the same passage that precedes it keeps document order.
+  const groupRank = new Map<number, number>();
+  chosen.forEach((c, i) => {
+    if (!groupRank.has(c.passageIndex)) groupRank.set(c.passageIndex, i);
+  });
+  chosen.sort(
+    (a, b) => groupRank.get(a.passageIndex)! - groupRank.get(b.passageIndex)! || a.sentenceIndex - b.sentenceIndex,
+  );
+  const text = chosen.map((c, i) => decorate(c.text, c.marker, i === 0)).join(' ');
+  const markers = [...new Set(chosen.map((c) => c.marker))];
+  return { text, markers, refused: false, questionType, ranked };
+}

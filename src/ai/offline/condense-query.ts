@@ -1,0 +1,284 @@
+/**
+ * Offline query condenser for chat memory: turns a follow-up that leans on the
+ * conversation ("How long can it fly?") into a standalone search query ("How
+ * long can the Zephyr-9 fly?") by resolving pronouns and elliptical
+ * follow-ups against the entities of the recent turns.
+ *
+ * Guarantees: a follow-up with no pronoun and no ellipsis is returned
+ * unchanged (trimmed), as is any follow-up when there is no history; the
+ * output never drops words of the follow-up, it only substitutes a pronoun
+ * or adds the missing subject.
+ *
+ * Resolution: "it/its/this/that" -> the topic (the most salient mention of
+ * the latest user turn that has one); "they/them/their" -> the entity the
+ * assistant introduced when the previous question asked "who"/"which
+ * company", else the topic; "he/she/his/her" -> the person-like name among
+ * the answer and the recent turns.
+ */
+import { NOT_FOUND_ANSWER, stripCitationMarkers, type ChatTurn } from '../prompts';
+import { STOPWORDS, tokenize, type Token } from './text';
+
+interface Mention {
+  /** As it should be spliced into the query, e.g. "the Zephyr-9". */
+  text: string;
+  /** Without a leading determiner, e.g. "Zephyr-9". */
+  core: string;
+  proper: boolean;
+  personLike: boolean;
+  start: number;
+  salience: number;
+  /** Follows "in/at/from/...": probably a place. */
+  afterPlacePrep: boolean;
+}
+
+const ORG_WORDS =
+  /\b(?:inc|ltd|llc|corp|corporation|company|co|systems|group|university|institute|bank|labs?|technologies|industries|gmbh|sa|ag|plc|foundation|association|agency|ministry|department|team|club)\b/i;
+// Capitalised job titles are roles, not entities a pronoun can point at.
+const ROLES = new Set('ceo cfo cto coo cio vp svp evp president chairman chairwoman chair director manager founder cofounder head'.split(' '));
+const PLACE_PREPS = new Set(['in', 'at', 'from', 'to', 'near', 'into', 'across']);
+const CONNECTORS = new Set(['of', '&', 'de', 'von', 'van', 'der', 'du', 'la', 'le', 'del', 'di', 'da']);
+const DETERMINERS = new Set(['the', 'a', 'an', 'our', 'your', 'my', 'this', 'that', 'these', 'those']);
+const QUESTION_WORDS = new Set(['who', 'what', 'when', 'where', 'why', 'how', 'which', 'whom', 'whose', 'is', 'are', 'does', 'do', 'did', 'can', 'could', 'will', 'would', 'should', 'was', 'were', 'has', 'have', 'tell', 'please']);
+// Words after which "that"/"this" is a pronoun rather than a determiner.
+const AUX = new Set(
+  'is was are were does do did has have had can could will would should may might cost costs mean means work works include includes happen happened apply applies take takes require requires support supports come comes last lasts'.split(
+    ' ',
+  ),
+);
+
+const IT = new Set(['it', 'its', 'itself']);
+const THEY = new Set(['they', 'them', 'their', 'theirs', 'themselves']);
+const PERSON = new Set(['he', 'him', 'his', 'she', 'her', 'hers', 'himself', 'herself']);
+const DEMONSTRATIVE = new Set(['this', 'that']);
+
+const ELLIPSIS_LEAD = /^(?:and\s+)?(?:what|how)\s+about\s+|^and\s+(?:for\s+|in\s+|with\s+)?|^also\s+|^same\s+for\s+|^what\s+of\s+/i;
+
+function isCapitalised(t: Token): boolean {
+  return /^\p{Lu}/u.test(t.raw) || /\d/.test(t.raw);
+}
+
+/** Proper-noun mentions (capitalised runs, ids like "Zephyr-9") and, failing those, determiner noun phrases. */
+export function extractMentions(text: string): Mention[] {
+  const tokens = tokenize(text);
+  const mentions: Mention[] = [];
+  let i = 0;
+  while (i < tokens.length) {
+    const t = tokens[i]!;
+    const sentenceInitial = i === 0 || /[.!?]\s*$/.test(text.slice(tokens[i - 1]!.end, t.start));
+    const usable =
+      isCapitalised(t) &&
+      !(sentenceInitial && (STOPWORDS.has(t.lower) || QUESTION_WORDS.has(t.lower))) &&
+      t.lower !== 'i' &&
+      !(/^\d+$/.test(t.raw) && !/-$/.test(text.slice(0, t.start)));
+    if (!usable) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j + 1 < tokens.length) {
+      const gap = text.slice(tokens[j]!.end, tokens[j + 1]!.start);
+      const nx = tokens[j + 1]!;
+      if (/^[-‐–]?$|^ $/.test(gap) && (isCapitalised(nx) || gap === '-')) {
+        j++;
+        continue;
+      }
+      // "Bank of America": a lower-case connector between two capitalised words (not after an
+      // acronym: "CEO of Aerodyne" is a role and a company).
+      if (gap === ' ' && CONNECTORS.has(nx.raw) && !/^\p{Lu}{2,}$/u.test(tokens[j]!.raw) && tokens[j + 2] && isCapitalised(tokens[j + 2]!) && text.slice(nx.end, tokens[j + 2]!.start) === ' ') {
+        j += 2;
+        continue;
+      }
+      break;
+    }
+    const start = t.start;
+    const end = tokens[j]!.end;
+    const core = text.slice(start, end);
+    const prev = tokens[i - 1];
+    const hasThe = prev?.lower === 'the' && text.slice(prev.end, start) === ' ';
+    const words = core.split(/\s+/);
+    if (i === j && ROLES.has(t.lower)) {
+      i = j + 1;
+      continue;
+    }
+    const personLike = words.length >= 2 && !/\d/.test(core) && !ORG_WORDS.test(core);
+    const afterPlacePrep = !!prev && PLACE_PREPS.has(prev.lower);
+    let salience = 2;
+    if (hasThe || /\d/.test(core)) salience += 1;
+    if (afterPlacePrep) salience -= 1;
+    mentions.push({ text: hasThe ? `the ${core}` : core, core, proper: true, personLike, start, salience, afterPlacePrep });
+    i = j + 1;
+  }
+  if (mentions.length > 0) return mentions;
+
+  // No names: fall back to "the refund policy"-style noun phrases.
+  for (let k = 0; k < tokens.length; k++) {
+    const d = tokens[k]!;
+    if (!DETERMINERS.has(d.lower)) continue;
+    let j = k + 1;
+    while (j < tokens.length && j - k <= 4 && !tokens[j]!.stop && text.slice(tokens[j - 1]!.end, tokens[j]!.start) === ' ') j++;
+    if (j === k + 1) continue;
+    const first = tokens[k + 1]!;
+    const core = text.slice(first.start, tokens[j - 1]!.end);
+    const det = d.lower === 'the' || d.lower === 'a' || d.lower === 'an' ? 'the' : d.lower === 'my' ? 'my' : 'the';
+    mentions.push({ text: `${det} ${core}`, core, proper: false, personLike: false, start: d.start, salience: 1, afterPlacePrep: false });
+    k = j - 1;
+  }
+  return mentions;
+}
+
+function pickTopic(mentions: Mention[]): Mention | undefined {
+  let best: Mention | undefined;
+  for (const m of mentions) if (!best || m.salience > best.salience) best = m;
+  return best;
+}
+
+const sameEntity = (a: Mention, b: Mention) => a.core.toLowerCase() === b.core.toLowerCase();
+
+interface Context {
+  topic?: Mention;
+  answerEntity?: Mention;
+  person?: Mention;
+  lastUser?: string;
+  lastUserAskedWho: boolean;
+}
+
+function analyseHistory(history: ChatTurn[]): Context {
+  const ctx: Context = { lastUserAskedWho: false };
+  const users = history.filter((t) => t.role === 'user');
+  ctx.lastUser = users[users.length - 1]?.content;
+  ctx.lastUserAskedWho = /^\s*(?:who|whom|whose|which (?:company|companies|firm|person|people|team|organi[sz]ation|manufacturer|brand|vendor))\b/i.test(
+    ctx.lastUser ?? '',
+  );
+  // The topic is carried by the latest user turn that names something.
+  for (let i = users.length - 1; i >= Math.max(0, users.length - 4) && !ctx.topic; i--) {
+    ctx.topic = pickTopic(extractMentions(users[i]!.content));
+  }
+  const lastAssistant = [...history].reverse().find((t) => t.role === 'assistant');
+  if (lastAssistant && !lastAssistant.content.includes(NOT_FOUND_ANSWER)) {
+    const ms = extractMentions(stripCitationMarkers(lastAssistant.content)).filter(
+      (m) => m.proper && !(ctx.topic && sameEntity(m, ctx.topic)),
+    );
+    ctx.answerEntity = ms[0];
+    if (!ctx.topic) ctx.topic = pickTopic(extractMentions(stripCitationMarkers(lastAssistant.content)));
+  }
+  // Someone "he"/"she" can refer to: prefer the answer, then the recent turns.
+  const recent = [...history].reverse().slice(0, 6);
+  for (const turn of recent) {
+    const m = extractMentions(stripCitationMarkers(turn.content)).find((x) => x.personLike);
+    if (m) {
+      ctx.person = m;
+      break;
+    }
+  }
+  return ctx;
+}
+
+function possessive(mention: string): string {
+  return /s$/i.test(mention) ? `${mention}'` : `${mention}'s`;
+}
+
+function splice(text: string, start: number, end: number, replacement: string): string {
+  const atStart = text.slice(0, start).trim() === '';
+  const rep = atStart ? replacement[0]!.toUpperCase() + replacement.slice(1) : replacement;
+  return text.slice(0, start) + rep + text.slice(end);
+}
+
+export function condenseQueryOffline(history: ChatTurn[], followUp: string): string {
+  const f = followUp.replace(/\s+/g, ' ').trim();
+  if (history.length === 0 || f === '') return f;
+
+  const tokens = tokenize(f);
+  const ownMentions = extractMentions(f).filter((m) => m.proper);
+  const firstOwnMention = ownMentions[0]?.start ?? Infinity;
+
+  // Pronouns that need an antecedent from the conversation.
+  const pronouns: Array<{ token: Token; index: number }> = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (t.start > firstOwnMention) break; // "the Zephyr-9 and its range": its antecedent is right there
+    const raw = t.raw.toLowerCase();
+    if (IT.has(raw) || THEY.has(raw) || PERSON.has(raw)) {
+      pronouns.push({ token: t, index: i });
+      continue;
+    }
+    if (DEMONSTRATIVE.has(raw)) {
+      const next = tokens[i + 1];
+      const prev = tokens[i - 1];
+      const endsHere = !next || /[?.!,]/.test(f.slice(t.end, next.start));
+      if ((endsHere || AUX.has(next.lower)) && (!prev || prev.stop || QUESTION_WORDS.has(prev.lower))) {
+        pronouns.push({ token: t, index: i });
+      }
+    }
+  }
+  const pronoun = pronouns[0];
+
+  const leadMatch = ELLIPSIS_LEAD.exec(f);
+  // A bare fragment question ("How much?") has nothing to search for on its own.
+  const fragment = !leadMatch && tokens.length <= 3 && /\?$/.test(f) && ownMentions.length === 0;
+  if (!pronoun && !leadMatch && !fragment) return f;
+
+  const ctx = analyseHistory(history);
+
+  if (pronoun) {
+    // Each entity is spelled out once, at its first pronoun; later pronouns for it read naturally.
+    const used = new Set<string>();
+    let out = f;
+    let shift = 0;
+    let replaced = 0;
+    for (const p of pronouns) {
+      const raw = p.token.raw.toLowerCase();
+      let target: Mention | undefined;
+      if (PERSON.has(raw)) {
+        target = ctx.lastUserAskedWho && ctx.answerEntity?.personLike ? ctx.answerEntity : (ctx.person ?? ctx.answerEntity ?? ctx.topic);
+      } else if (THEY.has(raw)) target = ctx.lastUserAskedWho ? (ctx.answerEntity ?? ctx.topic) : ctx.topic;
+      else target = ctx.topic;
+      if (!target || used.has(target.core.toLowerCase())) continue;
+      used.add(target.core.toLowerCase());
+      const nextTok = tokens[p.index + 1];
+      const possessiveForm =
+        raw === 'its' || raw === 'their' || raw === 'his' || (raw === 'her' && !!nextTok && !nextTok.stop && !/[?.!,]/.test(f.slice(p.token.end, nextTok.start)));
+      const replacement = possessiveForm ? possessive(target.text) : target.text;
+      const before = out.length;
+      out = splice(out, p.token.start + shift, p.token.end + shift, replacement);
+      shift += out.length - before;
+      replaced++;
+    }
+    return replaced > 0 ? out : withContext(f, ctx);
+  }
+
+  if (fragment) return withContext(f, ctx);
+
+  // Elliptical follow-up: "And the Zephyr-10?", "And in Germany?", "What about the battery?".
+  const topic = ctx.topic;
+  const own = ownMentions[0];
+  if (own && ctx.lastUser) {
+    // Same question, new subject: swap the corresponding mention of the previous question.
+    const swapped = extractMentions(ctx.lastUser).find((m) => m.proper && m.afterPlacePrep === own.afterPlacePrep);
+    if (swapped && !sameEntity(swapped, own)) {
+      const q = ctx.lastUser;
+      return (q.slice(0, swapped.start) + own.core + q.slice(swapped.start + swapped.core.length))
+        .replace(/\s+/g, ' ')
+        .trim();
+    }
+    return withContext(f, ctx);
+  }
+  const prepLead = /^and\s+(for|in|with|on|at|during|after|before|without)\s+/i.exec(f);
+  if (prepLead && ctx.lastUser) {
+    // "And for digital products?" -> the previous question, narrowed the same way.
+    const rest = f.slice(prepLead[0].length).replace(/[?.!\s]+$/, '');
+    return `${ctx.lastUser.replace(/\s+/g, ' ').trim().replace(/[?.!\s]+$/, '')} ${prepLead[1]!.toLowerCase()} ${rest}?`;
+  }
+  if (topic) {
+    const rest = f.slice(leadMatch![0].length).replace(/[?.!\s]+$/, '');
+    const lead = /about/i.test(leadMatch![0]) ? leadMatch![0].trim().replace(/^and\s+/i, '') : 'What about';
+    const head = lead[0]!.toUpperCase() + lead.slice(1);
+    return `${head} ${rest} of ${topic.text}?`;
+  }
+  return withContext(f, ctx);
+}
+
+/** Nothing to substitute: keep the follow-up and add the previous question as context. */
+function withContext(f: string, ctx: Context): string {
+  if (!ctx.lastUser) return f;
+  return `${f} (${ctx.lastUser.replace(/\s+/g, ' ').trim()})`;
+}

@@ -1,0 +1,73 @@
+/**
+ * Bundles the widget (widget/src, TypeScript) with esbuild into two files:
+ *   widget.js        the loader every page view downloads: reads its script tag, renders the bubble
+ *   widget-panel.js  the chat panel, an ES module the loader imports on first open (or hover)
+ * The loader names the panel with a content hash (`widget-panel.js?v=<hash>`), so the panel can be
+ * cached forever and a new deploy can never pair an old loader with a new panel.
+ *
+ * `npm run build:widget` (also run by postinstall) writes them to dist/widget/ (git-ignored); the
+ * server builds in memory when they are missing, so a checkout that skipped install scripts still works.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, type BuildOptions } from 'esbuild';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const WIDGET_SOURCE_DIR = path.join(REPO_ROOT, 'widget', 'src');
+export const WIDGET_DIST_DIR = path.join(REPO_ROOT, 'dist', 'widget');
+export const LOADER_FILE = 'widget.js';
+export const PANEL_FILE = 'widget-panel.js';
+
+export type WidgetBuild = { loader: Uint8Array; panel: Uint8Array; panelVersion: string };
+
+/** The panel's cache-busting version: a hash of its bytes, recomputable from a built file. */
+export function contentVersion(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('base64url').slice(0, 12);
+}
+
+const common: BuildOptions = {
+  bundle: true,
+  minify: true,
+  write: false,
+  charset: 'utf8',
+  legalComments: 'none',
+  // Browsers of the last ~3 years; the widget degrades (no top layer) but works without popover support.
+  target: ['es2020', 'chrome100', 'firefox100', 'safari15'],
+  logLevel: 'silent',
+};
+
+export async function buildWidget(): Promise<WidgetBuild> {
+  const panel = await build({ ...common, entryPoints: [path.join(WIDGET_SOURCE_DIR, 'panel.ts')], format: 'esm' });
+  const panelBytes = panel.outputFiles![0]!.contents;
+  const panelVersion = contentVersion(panelBytes);
+  const loader = await build({
+    ...common,
+    entryPoints: [path.join(WIDGET_SOURCE_DIR, 'loader.ts')],
+    format: 'iife',
+    define: { __GW_PANEL_FILE__: JSON.stringify(`${PANEL_FILE}?v=${panelVersion}`) },
+  });
+  return { loader: loader.outputFiles![0]!.contents, panel: panelBytes, panelVersion };
+}
+
+export async function writeWidgetBuild(outDir = WIDGET_DIST_DIR): Promise<WidgetBuild> {
+  const built = await buildWidget();
+  mkdirSync(outDir, { recursive: true });
+  // Panel first: a loader must never be visible before the panel it names.
+  writeFileSync(path.join(outDir, PANEL_FILE), built.panel);
+  writeFileSync(path.join(outDir, LOADER_FILE), built.loader);
+  return built;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  // From postinstall a failure must not fail `npm install`: the server falls back to building in memory.
+  const lenient = process.argv.includes('--postinstall');
+  writeWidgetBuild().then(
+    (b) => console.log(`built dist/widget/${LOADER_FILE} (${b.loader.byteLength} B) and ${PANEL_FILE} (${b.panel.byteLength} B)`),
+    (err) => {
+      console.error(`widget build failed: ${err instanceof Error ? err.message : String(err)}`);
+      process.exitCode = lenient ? 0 : 1;
+    },
+  );
+}

@@ -1,0 +1,64 @@
+/**
+ * The widget files as the server sends them: bytes, pre-compressed variants and ETags, prepared once
+ * per process. Production serves dist/widget (built at install) and builds in memory only if it is
+ * missing; elsewhere the bundle is always built from source at first request, so development and
+ * tests can never serve a stale build.
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib';
+import type { Config } from '../config';
+import type { Logger } from '../logger';
+import { buildWidget, contentVersion, LOADER_FILE, PANEL_FILE, WIDGET_DIST_DIR, type WidgetBuild } from './build-widget';
+
+export type Encoding = 'br' | 'gzip' | 'identity';
+
+export type WidgetAsset = {
+  /** Strong validator of the uncompressed bytes; each encoding gets its own suffix. */
+  hash: string;
+  bodies: Record<Encoding, Uint8Array>;
+};
+
+export type WidgetAssets = { loader: WidgetAsset; panel: WidgetAsset; panelVersion: string };
+
+function prepare(bytes: Uint8Array): WidgetAsset {
+  return {
+    hash: createHash('sha256').update(bytes).digest('base64url').slice(0, 20),
+    bodies: {
+      identity: bytes,
+      gzip: gzipSync(bytes, { level: 9 }),
+      br: brotliCompressSync(bytes, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 11 } }),
+    },
+  };
+}
+
+async function readPrebuilt(): Promise<WidgetBuild | null> {
+  try {
+    const [loader, panel] = await Promise.all([
+      readFile(path.join(WIDGET_DIST_DIR, LOADER_FILE)),
+      readFile(path.join(WIDGET_DIST_DIR, PANEL_FILE)),
+    ]);
+    return { loader, panel, panelVersion: contentVersion(panel) };
+  } catch {
+    return null;
+  }
+}
+
+let cached: Promise<WidgetAssets> | null = null;
+
+export function loadWidgetAssets(config: Pick<Config, 'env'>, logger?: Logger): Promise<WidgetAssets> {
+  cached ??= (async () => {
+    let built = config.env === 'production' ? await readPrebuilt() : null;
+    if (!built) {
+      const started = performance.now();
+      built = await buildWidget();
+      logger?.info({ ms: Math.round(performance.now() - started) }, 'widget bundle built in memory');
+    }
+    return { loader: prepare(built.loader), panel: prepare(built.panel), panelVersion: built.panelVersion };
+  })().catch((err) => {
+    cached = null; // let the next request try again
+    throw err;
+  });
+  return cached;
+}

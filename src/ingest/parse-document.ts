@@ -1,0 +1,51 @@
+/**
+ * The one entry point the ingestion job calls: bytes in, ParsedDocument out. Throws
+ * PermanentIngestError when the document itself is the problem (its message is the failure
+ * reason shown to the user); anything else thrown is transient and worth a retry.
+ */
+import { detectType } from './detect-type';
+import { PermanentIngestError } from './errors';
+import { parseDocx } from './parse-docx';
+import { parseHtml } from './parse-html';
+import { parseMarkdown } from './parse-markdown';
+import { parsePdf } from './parse-pdf';
+import { parseTxt } from './parse-txt';
+import { parseWithUnstructured, type UnstructuredOptions } from './parse-unstructured';
+import type { DocumentType, ParsedDocument } from './types';
+
+export interface ParseDocumentOptions {
+  filename: string;
+  /** From detectType(); detected here when omitted. */
+  type?: DocumentType;
+  /** When set, uploads are partitioned by this Unstructured server instead of the local parsers. */
+  unstructured?: UnstructuredOptions;
+  /** Address of a crawled page (type 'html'). */
+  url?: string;
+}
+
+export async function parseDocument(bytes: Uint8Array, options: ParseDocumentOptions): Promise<ParsedDocument> {
+  const document = await parseAs(bytes, options);
+  // A document that parses to nothing would otherwise end "ready" with zero chunks.
+  if (document.sections.length === 0) throw new PermanentIngestError('no_text', 'The document contains no text.');
+  return document;
+}
+
+async function parseAs(bytes: Uint8Array, options: ParseDocumentOptions): Promise<ParsedDocument> {
+  const type = options.type ?? (await detectType(bytes, options.filename, { allowHtml: options.url !== undefined }));
+  // Crawled pages stay local: Readability's main-content extraction is what we want for them.
+  if (options.unstructured && type !== 'html') {
+    return parseWithUnstructured(bytes, options.filename, options.unstructured);
+  }
+  switch (type) {
+    case 'pdf':
+      return parsePdf(bytes);
+    case 'docx':
+      return parseDocx(bytes);
+    case 'md':
+      return parseMarkdown(bytes);
+    case 'txt':
+      return parseTxt(bytes);
+    case 'html':
+      return parseHtml(bytes, options.url ?? 'about:blank');
+  }
+}

@@ -1,0 +1,359 @@
+/**
+ * PDF via pdf.js (through unpdf, which bundles a build that runs in Node without a worker or
+ * canvas). pdf.js gives positioned text runs; we rebuild lines from baselines, paragraphs from
+ * vertical gaps and font-size changes, and heading paths from the document outline (bookmarks)
+ * when it has one, because font-size guessing is unreliable across generators.
+ *
+ * Pages are read one at a time and released, so memory stays flat on long documents.
+ */
+import { getDocumentProxy } from 'unpdf';
+import { PermanentIngestError } from './errors';
+import { cleanText, usableTitle } from './normalize';
+import type { ParsedDocument, ParsedSection } from './types';
+
+type PdfDocument = Awaited<ReturnType<typeof getDocumentProxy>>;
+
+interface TextRun {
+  str: string;
+  dir: string;
+  width: number;
+  height: number;
+  transform: number[];
+  hasEOL: boolean;
+}
+
+interface Line {
+  text: string;
+  /** Baseline, PDF user space (grows upwards). */
+  y: number;
+  right: number;
+  size: number;
+  horizontal: boolean;
+}
+
+interface Paragraph {
+  text: string;
+  y: number;
+  size: number;
+}
+
+interface OutlineEntry {
+  path: string[];
+  pageIndex: number;
+  /** Top of the destination on the page, or null when the link targets the whole page. */
+  top: number | null;
+  order: number;
+}
+
+// A page with fewer letters/digits than this carries a stamp or page number at most, not text.
+const MIN_CHARS_FOR_TEXT_PAGE = 20;
+const RTL = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/g;
+const LTR = /[A-Za-z\u00C0-\u024F\u0370-\u03FF\u0400-\u04FF]/g;
+// pdf.js reports these by class name; all of them mean the bytes themselves are at fault.
+const DAMAGED_ERRORS = new Set([
+  'InvalidPDFException',
+  'MissingPDFException',
+  'UnexpectedResponseException',
+  'UnknownErrorException',
+  'FormatError',
+  'AbortException',
+]);
+// "Chapter 3 ........ 12": a table-of-contents line, which must stay a line of its own.
+const TOC_ENTRY = /(?:\.\s?){4,}\s*[\divxlc]+$/i;
+const PAGE_NUMBER = /^(?:page\s*)?[-–—]?\s*\d{1,4}\s*[-–—]?(?:\s*(?:of|\/)\s*\d{1,4})?$/i;
+
+const passwordProtected = (cause: unknown): PermanentIngestError =>
+  new PermanentIngestError('pdf_encrypted', 'The PDF is password-protected.', { cause });
+const damaged = (cause?: unknown): PermanentIngestError =>
+  new PermanentIngestError('pdf_damaged', 'The PDF is damaged or is not a valid PDF.', { cause });
+
+function errorName(err: unknown): string {
+  return err && typeof err === 'object' && 'name' in err ? String((err as { name: unknown }).name) : '';
+}
+
+function isTextRun(item: unknown): item is TextRun {
+  return typeof item === 'object' && item !== null && typeof (item as TextRun).str === 'string';
+}
+
+function countMatches(text: string, re: RegExp): number {
+  return text.match(re)?.length ?? 0;
+}
+
+function fontSize(run: TextRun): number {
+  const [a = 0, b = 0] = run.transform;
+  return Math.hypot(a, b) || run.height || 1;
+}
+
+function joinRuns(runs: TextRun[], horizontal: boolean): string {
+  if (!horizontal) return runs.map((r) => r.str).join('');
+  const rtl = runs.reduce((n, r) => n + countMatches(r.str, RTL), 0) > runs.reduce((n, r) => n + countMatches(r.str, LTR), 0);
+  // Right-to-left runs arrive in visual (left-to-right) order; reading order is the reverse.
+  const ordered = rtl ? [...runs].sort((p, q) => (q.transform[4] ?? 0) - (p.transform[4] ?? 0)) : runs;
+  let text = '';
+  let previous: TextRun | undefined;
+  for (const run of ordered) {
+    if (previous && run.str) {
+      const size = Math.max(fontSize(run), fontSize(previous));
+      const prevStart = previous.transform[4] ?? 0;
+      const start = run.transform[4] ?? 0;
+      const gap = rtl ? prevStart - (start + run.width) : start - (prevStart + previous.width);
+      // Runs are often split mid-word; only a visible gap (or a jump back) is a word boundary.
+      if ((gap > size * 0.15 || gap < -size) && !/\s$/.test(text) && !/^\s/.test(run.str)) text += ' ';
+    }
+    text += run.str;
+    if (run.str) previous = run;
+  }
+  return text;
+}
+
+function buildLines(items: unknown[]): Line[] {
+  const lines: Line[] = [];
+  let runs: TextRun[] = [];
+  const flush = (): void => {
+    const visible = runs.filter((r) => r.str !== '');
+    runs = [];
+    if (visible.length === 0) return;
+    const first = visible[0]!;
+    const horizontal = visible.every((r) => Math.abs(r.transform[1] ?? 0) < 1e-3 && (r.transform[0] ?? 0) > 0);
+    const text = joinRuns(visible, horizontal).replace(/\s+/g, ' ').trim();
+    if (!text) return;
+    lines.push({
+      text,
+      y: first.transform[5] ?? 0,
+      right: maxOf(visible.map((r) => (r.transform[4] ?? 0) + r.width)),
+      size: maxOf(visible.filter((r) => r.str.trim()).map(fontSize), fontSize(first)),
+      horizontal,
+    });
+  };
+  let baseline = 0;
+  let pendingEOL = false;
+  for (const item of items) {
+    if (!isTextRun(item)) continue;
+    const last = runs.findLast((r) => r.str !== '');
+    if (last && item.str !== '') {
+      const horizontal = Math.abs(item.transform[1] ?? 0) < 1e-3;
+      const size = Math.max(fontSize(item), fontSize(last));
+      const y = item.transform[5] ?? 0;
+      const x = item.transform[4] ?? 0;
+      // pdf.js marks an end of line whenever the baseline moves, superscripts included; we only
+      // break when the baseline really changes, or when text jumps back to the left.
+      const newLine = horizontal
+        ? Math.abs(y - baseline) > size * 0.6 || (pendingEOL && x < (last.transform[4] ?? 0) + last.width - size)
+        : pendingEOL;
+      if (newLine) flush();
+    }
+    if (item.str !== '' && runs.every((r) => r.str === '')) baseline = item.transform[5] ?? 0;
+    runs.push(item);
+    if (item.str !== '') pendingEOL = item.hasEOL;
+    else if (item.hasEOL) pendingEOL = true;
+  }
+  flush();
+  return lines;
+}
+
+// Math.max(...values) overflows the call stack on very long arrays (a page of single glyphs).
+function maxOf(values: number[], initial = -Infinity): number {
+  return values.reduce((max, v) => (v > max ? v : max), initial);
+}
+
+function median(values: number[]): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+function joinLines(lines: Line[]): string {
+  const right = maxOf(lines.map((l) => l.right));
+  let text = lines[0]!.text;
+  for (let i = 1; i < lines.length; i++) {
+    const prev = lines[i - 1]!;
+    const line = lines[i]!;
+    if (/\p{L}-$/u.test(text) && /^\p{Ll}/u.test(line.text)) {
+      // Hyphenation at a line end: "exam-" + "ple".
+      text = text.slice(0, -1) + line.text;
+    } else if ((prev.horizontal && prev.right < right - prev.size * 4) || TOC_ENTRY.test(prev.text)) {
+      // A line that stops well short of the paragraph's right edge ended on purpose (list item,
+      // table row, table of contents entry): keep the break.
+      text += '\n' + line.text;
+    } else {
+      text += ' ' + line.text;
+    }
+  }
+  return text;
+}
+
+function buildParagraphs(lines: Line[]): Paragraph[] {
+  // Line spacing relative to font size, so body text and large titles are judged alike.
+  const ratios: number[] = [];
+  for (let i = 1; i < lines.length; i++) {
+    const gap = lines[i - 1]!.y - lines[i]!.y;
+    if (gap > 0 && Math.abs(lines[i]!.size - lines[i - 1]!.size) < 0.5) ratios.push(gap / lines[i]!.size);
+  }
+  const typicalRatio = ratios.length >= 3 ? median(ratios)! : 1.2;
+  const breakRatio = Math.max(typicalRatio * 1.4, 1.35);
+
+  const paragraphs: Paragraph[] = [];
+  let current: Line[] = [];
+  const flush = (): void => {
+    if (current.length === 0) return;
+    paragraphs.push({ text: joinLines(current), y: current[0]!.y, size: current[0]!.size });
+    current = [];
+  };
+  for (const line of lines) {
+    const prev = current[current.length - 1];
+    if (prev && line.horizontal && prev.horizontal) {
+      const size = Math.max(prev.size, line.size);
+      const gap = prev.y - line.y;
+      const fontChange = Math.abs(line.size - prev.size) > 0.2 * prev.size;
+      // Moving up means a new column or text box; a wide gap means a new paragraph.
+      if (fontChange || gap < -0.5 * size || gap > breakRatio * size) flush();
+    }
+    current.push(line);
+  }
+  flush();
+  return paragraphs;
+}
+
+/**
+ * Paragraphs at the top or bottom of many pages with the same text (digits aside) are running
+ * headers and footers: they would otherwise land in a chunk per page and match every query
+ * about the document's title.
+ */
+function runningHeadersAndFooters(pages: Paragraph[][]): Set<Paragraph> {
+  const found = new Set<Paragraph>();
+  const textPages = pages.filter((p) => p.length > 0).length;
+  if (textPages < 4) return found;
+  const key = (p: Paragraph): string => p.text.replace(/\d+/g, '#').replace(/\s+/g, ' ').trim().toLowerCase();
+  const edges = (paragraphs: Paragraph[]): Paragraph[] =>
+    paragraphs.length <= 4 ? paragraphs : [...paragraphs.slice(0, 2), ...paragraphs.slice(-2)];
+  const counts = new Map<string, number>();
+  for (const paragraphs of pages) {
+    for (const k of new Set(edges(paragraphs).map(key))) counts.set(k, (counts.get(k) ?? 0) + 1);
+  }
+  const threshold = Math.max(3, textPages * 0.4);
+  // The first occurrence stays: a running header usually repeats the title the first page shows.
+  const seen = new Set<string>();
+  for (const paragraphs of pages) {
+    for (const p of edges(paragraphs)) {
+      const k = key(p);
+      if ((counts.get(k) ?? 0) < threshold || p.text.length >= 200) continue;
+      if (seen.has(k)) found.add(p);
+      seen.add(k);
+    }
+  }
+  return found;
+}
+
+function destinationTop(dest: unknown[]): number | null {
+  const mode = (dest[1] as { name?: string } | undefined)?.name;
+  const value = mode === 'XYZ' ? dest[3] : mode === 'FitH' || mode === 'FitBH' ? dest[2] : mode === 'FitR' ? dest[5] : null;
+  return typeof value === 'number' ? value : null;
+}
+
+async function readOutline(pdf: PdfDocument): Promise<OutlineEntry[]> {
+  const outline = await pdf.getOutline().catch(() => null);
+  if (!outline) return [];
+  const entries: OutlineEntry[] = [];
+  const walk = async (items: typeof outline, parent: string[]): Promise<void> => {
+    for (const item of items) {
+      const title = cleanText(item.title ?? '').replace(/\s+/g, ' ').trim();
+      const path = title ? [...parent, title] : parent;
+      try {
+        const dest = typeof item.dest === 'string' ? await pdf.getDestination(item.dest) : item.dest;
+        const target = Array.isArray(dest) ? dest[0] : undefined;
+        const pageIndex =
+          typeof target === 'number' ? target : target && typeof target === 'object' ? await pdf.getPageIndex(target) : undefined;
+        if (title && pageIndex !== undefined) {
+          entries.push({ path, pageIndex, top: destinationTop(dest as unknown[]), order: entries.length });
+        }
+      } catch {
+        // A dangling bookmark only costs us a heading.
+      }
+      if (item.items?.length) await walk(item.items, path);
+    }
+  };
+  await walk(outline, []);
+  return entries;
+}
+
+async function openPdf(bytes: Uint8Array): Promise<PdfDocument> {
+  try {
+    // pdf.js takes ownership of the buffer it is given, so it gets a copy.
+    return await getDocumentProxy(new Uint8Array(bytes), {
+      verbosity: 0,
+      isEvalSupported: false,
+      disableFontFace: true,
+      useSystemFonts: false,
+      stopAtErrors: false,
+    });
+  } catch (err) {
+    if (errorName(err) === 'PasswordException') throw passwordProtected(err);
+    if (DAMAGED_ERRORS.has(errorName(err))) throw damaged(err);
+    throw err;
+  }
+}
+
+export async function parsePdf(bytes: Uint8Array): Promise<ParsedDocument> {
+  const pdf = await openPdf(bytes);
+  try {
+    const outline = await readOutline(pdf);
+    // A single bookmark is usually the document's own title, not structure.
+    const headings = outline.length >= 2 ? outline : [];
+    const byPage = new Map<number, OutlineEntry[]>();
+    for (const entry of headings) {
+      const list = byPage.get(entry.pageIndex) ?? [];
+      list.push(entry);
+      byPage.set(entry.pageIndex, list);
+    }
+    for (const list of byPage.values()) {
+      list.sort((a, b) => (b.top ?? Infinity) - (a.top ?? Infinity) || a.order - b.order);
+    }
+
+    const pages: Paragraph[][] = [];
+    let textPages = 0;
+    let failedPages = 0;
+    for (let pageNumber = 1; pageNumber <= pdf.numPages; pageNumber++) {
+      try {
+        const page = await pdf.getPage(pageNumber);
+        const content = await page.getTextContent();
+        page.cleanup();
+        const paragraphs = buildParagraphs(buildLines(content.items));
+        pages.push(paragraphs);
+        const pageText = paragraphs.map((p) => p.text).join(' ');
+        if (countMatches(pageText, /[\p{L}\p{N}]/gu) >= MIN_CHARS_FOR_TEXT_PAGE) textPages++;
+      } catch (err) {
+        if (errorName(err) === 'PasswordException') throw passwordProtected(err);
+        failedPages++;
+        pages.push([]);
+      }
+    }
+
+    const boilerplate = runningHeadersAndFooters(pages);
+    const sections: ParsedSection[] = [];
+    let headingPath: string[] = [];
+    pages.forEach((paragraphs, index) => {
+      const pending = [...(byPage.get(index) ?? [])];
+      for (const paragraph of paragraphs) {
+        // A bookmark applies from its top down; tolerate tops placed at the baseline.
+        while (pending.length > 0 && (pending[0]!.top === null || paragraph.y <= pending[0]!.top + paragraph.size)) {
+          headingPath = pending.shift()!.path;
+        }
+        if (boilerplate.has(paragraph) || PAGE_NUMBER.test(paragraph.text)) continue;
+        const text = cleanText(paragraph.text).trim();
+        if (text) sections.push({ text, headingPath, page: index + 1 });
+      }
+      if (pending.length > 0) headingPath = pending[pending.length - 1]!.path;
+    });
+
+    if (failedPages === pdf.numPages) throw damaged();
+    if (textPages === 0) {
+      throw new PermanentIngestError('no_text', 'The PDF has no extractable text (scanned document?).');
+    }
+
+    const info = (await pdf.getMetadata().catch(() => undefined))?.info as { Title?: unknown } | undefined;
+    const title = usableTitle(info?.Title) ?? (outline.length === 1 ? usableTitle(outline[0]!.path[0]) : undefined);
+    return { ...(title ? { title } : {}), pages: pdf.numPages, sections };
+  } finally {
+    await pdf.destroy();
+  }
+}

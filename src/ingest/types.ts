@@ -1,0 +1,38 @@
+/**
+ * The one shape every parser returns, so the chunker and the ingestion job never care where text
+ * came from. Sections are small blocks (a paragraph, a list, a table, a code block); the chunker
+ * packs consecutive blocks that share a heading path and page into chunks.
+ */
+
+/** Formats an upload may have. */
+export type UploadType = 'pdf' | 'docx' | 'md' | 'txt';
+
+/** Everything the parsers understand; 'html' only reaches us from the crawler, never as an upload. */
+export type DocumentType = UploadType | 'html';
+
+export interface ParsedSection {
+  text: string;
+  /** Titles of the enclosing headings, outermost first; [] when the document has no structure. */
+  headingPath: string[];
+  /** 1-based page number, when the format has pages (PDF, or what Unstructured reports). */
+  page?: number;
+  /** Source address, for crawled pages. */
+  url?: string;
+}
+
+export interface ParsedDocument {
+  title?: string;
+  pages?: number;
+  sections: ParsedSection[];
+}
+
+export interface Chunk {
+  text: string;
+  headingPath: string[];
+  page?: number;
+  url?: string;
+  /** 0-based, in document order; stable for the same input and options. */
+  position: number;
+  /** Estimate from estimateTokens(), not a real tokenizer count. */
+  tokenCount: number;
+}

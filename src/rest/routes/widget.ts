@@ -1,0 +1,126 @@
+/**
+ * /api/widget/*: the public, keyless endpoints behind the embeddable widget. Mounted before /api so
+ * the API-key middleware never sees them; everything under the prefix is answered here (unknown
+ * paths are 404, not "missing API key").
+ *
+ *   POST /api/widget/session  {org, kb}                  -> {token, expires_at, kb: {id, name}, voice: {available}}
+ *   POST /api/widget/chat     {message, session_id?}     -> SSE, the events of /api/rag/chat with stream: true
+ *   POST /api/widget/history  {session_id}               -> {session_id, messages: [{role, content, citations}]}
+ *
+ * CORS: the request's Origin is echoed (with Vary: Origin) on every response, refusals included, so
+ * the widget can read and show why it was refused. That is safe because nothing here relies on
+ * ambient credentials (no cookies; credentials mode is never allowed): access is decided by the
+ * origin allowlist at session time and the origin-bound token afterwards.
+ *
+ * Limits: every request counts against its client IP (WIDGET_RATE_LIMIT_PER_MINUTE); each chat
+ * message also against its widget session (WIDGET_SESSION_RATE_LIMIT_PER_MINUTE). Bodies are JSON
+ * and at most a few KB.
+ */
+import type { IncomingMessage } from 'node:http';
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
+import type { AppDeps } from '../../context';
+import type { ChatEvent } from '../../services/chat/send-chat-message';
+import { AppError } from '../../errors';
+import { createRateLimiter } from '../../http/rate-limit';
+import { authenticateWidget } from '../../services/widget/authenticate-widget';
+import { startWidgetSession } from '../../services/widget/start-widget-session';
+import { startWidgetChat, widgetHistory } from '../../services/widget/widget-chat';
+import type { HonoEnv } from '../hono-env';
+import { sseResponse } from '../sse';
+
+const MAX_BODY_BYTES = 16 * 1024;
+
+export function createWidgetApi(deps: AppDeps) {
+  const app = new Hono<HonoEnv>();
+  const perIp = createRateLimiter(deps.config.widget.ipRateLimitPerMinute);
+  const perSession = createRateLimiter(deps.config.widget.sessionRateLimitPerMinute);
+
+  app.use(
+    '*',
+    cors({
+      origin: (origin) => origin || null,
+      allowMethods: ['POST', 'OPTIONS'],
+      allowHeaders: ['content-type', 'authorization'],
+      exposeHeaders: ['Retry-After', 'x-request-id'],
+      maxAge: 600,
+    }),
+  );
+
+  app.use('*', async (c, next) => {
+    await perIp.consume(`ip:${clientIp(c, deps.config.trustProxy)}`);
+    if (c.req.method === 'POST' && !/^application\/json\b/i.test(c.req.header('content-type') ?? '')) {
+      throw new AppError('unsupported_media_type', 'Send the request body as JSON with content-type: application/json');
+    }
+    return next();
+  });
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new AppError('payload_too_large', `Request body exceeds ${MAX_BODY_BYTES} bytes`);
+      },
+    }),
+  );
+
+  const auth = (c: Context<HonoEnv>) =>
+    authenticateWidget(deps, { authorization: c.req.header('authorization'), origin: c.req.header('origin'), requestId: c.var.requestId });
+
+  app.post('/session', async (c) => c.json(await startWidgetSession(deps, await jsonBody(c), c.req.header('origin')), 200));
+
+  app.post('/chat', async (c) => {
+    const caller = await auth(c);
+    await perSession.consume(`session:${caller.claims.jti}`);
+    const abort = new AbortController();
+    c.req.raw.signal?.addEventListener('abort', () => abort.abort());
+    const events = await startWidgetChat(caller, await jsonBody(c), abort.signal);
+    // sseResponse only serialises the citations it is given; widget citations are a subset of the fields.
+    return sseResponse(c, abort, events as AsyncIterable<ChatEvent>);
+  });
+
+  app.post('/history', async (c) => c.json(await widgetHistory(await auth(c), await jsonBody(c)), 200));
+
+  app.all('*', (c) => {
+    throw new AppError('not_found', `No route for ${c.req.method} ${c.req.path}`);
+  });
+  return app;
+}
+
+async function jsonBody(c: Context): Promise<any> {
+  try {
+    return await c.req.json();
+  } catch {
+    throw new AppError('invalid_input', 'Malformed request body: expected valid JSON');
+  }
+}
+
+/**
+ * The client's address for rate limiting. Behind a proxy (TRUST_PROXY) the last X-Forwarded-For
+ * entry is the one the proxy appended; earlier entries are client-controlled and ignored.
+ */
+function clientIp(c: Context, trustProxy: boolean): string {
+  if (trustProxy) {
+    const last = c.req.header('x-forwarded-for')?.split(',').pop()?.trim();
+    if (last) return rateLimitKeyForIp(last);
+  }
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  const remote = incoming?.socket?.remoteAddress;
+  return remote ? rateLimitKeyForIp(remote) : 'unknown';
+}
+
+/** IPv4 as is (also when IPv4-mapped); IPv6 by its /64, since one subscriber usually holds a whole /64. */
+export function rateLimitKeyForIp(ip: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped) return mapped[1]!;
+  if (!ip.includes(':')) return ip;
+  const [head = '', tail = ''] = ip.split('%')[0]!.split('::');
+  const headParts = head ? head.split(':') : [];
+  const tailParts = ip.includes('::') && tail ? tail.split(':') : [];
+  const groups = [...headParts, ...Array(Math.max(0, 8 - headParts.length - tailParts.length)).fill('0'), ...tailParts];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toLowerCase().replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
+}

@@ -1,0 +1,103 @@
+/**
+ * Organisation settings the widget depends on: which websites may embed it (allowed origins) and
+ * whether voice is switched on. Origins are stored normalised (`scheme://host[:port]`, lower case,
+ * default port dropped) so the widget endpoints compare them with a plain string match. Voice can
+ * only be switched on when the plan includes it; whether it is *available* is always recomputed
+ * from plan AND setting, so a later downgrade switches it off without touching the setting.
+ */
+import { z } from 'zod';
+import type { Organization, OrgSettings } from '../../../db/types';
+import type { ServiceContext } from '../../context';
+import { AppError } from '../../errors';
+import { parseInput } from '../../validation';
+import { lockOrg } from './lock-org';
+import { planLimits } from '../plans';
+
+export const MAX_ALLOWED_ORIGINS = 50;
+
+export type OrgSettingsDto = {
+  voice_enabled: boolean;
+  /** Plan includes voice AND voice_enabled: what the widget is told. */
+  voice_available: boolean;
+  /** Empty means every origin may embed the widget. */
+  allowed_origins: string[];
+};
+
+/**
+ * `https://Example.com:443/` -> `https://example.com`. Null for anything that is not exactly an
+ * http(s) origin: a path, query, fragment, credentials or wildcard is refused rather than guessed at.
+ */
+export function normalizeOrigin(input: string): string | null {
+  const raw = input.trim();
+  if (raw.length === 0 || raw.length > 255 || raw.includes('*')) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  if (url.username || url.password || url.search || url.hash || url.pathname !== '/') return null;
+  // new URL() accepts "https://a.com?" and "https://a.com#" with empty search/hash; refuse those too.
+  if (/[?#]/.test(raw) || !/^[a-z][a-z0-9+.-]*:\/\/[^/]+\/?$/i.test(raw)) return null;
+  return url.origin;
+}
+
+const ZOrigin = z.string().transform((value, ctx) => {
+  const origin = normalizeOrigin(value);
+  if (!origin) {
+    ctx.addIssue({ code: 'custom', message: `"${value.slice(0, 100)}" is not an origin: use scheme://host[:port], e.g. https://www.example.com` });
+    return z.NEVER;
+  }
+  return origin;
+});
+
+export const ZUpdateOrgSettingsInput = z
+  .object({
+    voice_enabled: z.boolean().optional(),
+    allowed_origins: z.array(ZOrigin).max(MAX_ALLOWED_ORIGINS, `at most ${MAX_ALLOWED_ORIGINS} origins`).optional(),
+  })
+  .strict();
+export type UpdateOrgSettingsInput = z.input<typeof ZUpdateOrgSettingsInput>;
+
+export function toOrgSettingsDto(org: Pick<Organization, 'plan' | 'settings'>): OrgSettingsDto {
+  const settings: OrgSettings = org.settings ?? {};
+  const voiceEnabled = settings.voice_enabled === true;
+  return {
+    voice_enabled: voiceEnabled,
+    voice_available: voiceEnabled && planLimits(org.plan).voice,
+    allowed_origins: settings.allowed_origins ?? [],
+  };
+}
+
+/** Empty list: any origin. A request without a usable Origin never matches a non-empty list. */
+export function isOriginAllowed(settings: OrgSettings, origin: string): boolean {
+  const allowed = settings.allowed_origins ?? [];
+  return allowed.length === 0 || allowed.includes(origin);
+}
+
+export async function getOrgSettings(ctx: ServiceContext): Promise<{ settings: OrgSettingsDto }> {
+  // Re-read: ctx.org was loaded when the request was authenticated and may predate an update.
+  const org = await ctx.db.selectFrom('organizations').select(['plan', 'settings']).where('id', '=', ctx.org.id).executeTakeFirstOrThrow();
+  return { settings: toOrgSettingsDto(org) };
+}
+
+export async function updateOrgSettings(ctx: ServiceContext, rawInput: UpdateOrgSettingsInput): Promise<{ settings: OrgSettingsDto }> {
+  const input = parseInput(ZUpdateOrgSettingsInput, rawInput);
+  return ctx.db.transaction().execute(async (trx) => {
+    // Read-modify-write of one jsonb document: the row lock keeps concurrent updates from losing fields.
+    const org = await lockOrg(trx, ctx.org.id);
+    if (input.voice_enabled === true && !planLimits(org.plan).voice) {
+      throw new AppError('plan_limit_exceeded', `Voice is not included in the ${org.plan} plan; it needs the Starter plan or above`, {
+        field: 'voice_enabled',
+        plan: org.plan,
+      });
+    }
+    const next: OrgSettings = { ...(org.settings ?? {}) };
+    if (input.voice_enabled !== undefined) next.voice_enabled = input.voice_enabled;
+    if (input.allowed_origins !== undefined) next.allowed_origins = [...new Set(input.allowed_origins)];
+    await trx.updateTable('organizations').set({ settings: JSON.stringify(next) }).where('id', '=', org.id).execute();
+    ctx.logger.info({ settings: next }, 'organisation settings updated');
+    return { settings: toOrgSettingsDto({ plan: org.plan, settings: next }) };
+  });
+}

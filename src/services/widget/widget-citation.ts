@@ -1,0 +1,16 @@
+import type { Citation } from '../rag/citations';
+
+/**
+ * What a widget visitor sees of a source: enough to show and follow it, nothing that addresses the
+ * knowledge base itself (no document or chunk ids, no scores).
+ */
+export type WidgetCitation = Pick<Citation, 'marker' | 'filename' | 'url' | 'page' | 'heading' | 'snippet'>;
+
+export function toWidgetCitation(c: Citation): WidgetCitation {
+  return { marker: c.marker, filename: c.filename, url: c.url, page: c.page, heading: c.heading, snippet: c.snippet };
+}
+
+/** Stored messages keep citations as jsonb; read them defensively. */
+export function toWidgetCitations(value: unknown): WidgetCitation[] {
+  return Array.isArray(value) ? (value as Citation[]).filter((c) => c && typeof c === 'object').map(toWidgetCitation) : [];
+}

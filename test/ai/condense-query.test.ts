@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { cleanCondensedQuery, condenseQuestion } from '../../src/ai/condense';
+import { condenseQueryOffline, createOfflineModel } from '../../src/ai/offline';
+import type { ChatTurn } from '../../src/ai/prompts';
+
+const zephyr: ChatTurn[] = [
+  { role: 'user', content: 'Who makes the Zephyr-9?' },
+  { role: 'assistant', content: 'The Zephyr-9 is designed and manufactured by Aerodyne Systems in Toulouse, France [1].' },
+];
+const ceo: ChatTurn[] = [
+  { role: 'user', content: 'Who is the CEO of Aerodyne Systems?' },
+  { role: 'assistant', content: 'Its chief executive officer is Claire Moreau [5].' },
+];
+const policy: ChatTurn[] = [
+  { role: 'user', content: 'What is the refund policy?' },
+  { role: 'assistant', content: 'Refunds are issued within 30 days of purchase [1].' },
+];
+
+describe('condenseQueryOffline', () => {
+  it.each([
+    [zephyr, 'How long can it fly?', 'How long can the Zephyr-9 fly?'],
+    [zephyr, 'Is it waterproof?', 'Is the Zephyr-9 waterproof?'],
+    [zephyr, 'What about its price?', "What about the Zephyr-9's price?"],
+    [zephyr, 'How much does that cost?', 'How much does the Zephyr-9 cost?'],
+    // "who" question: "they" is the answer, not the product.
+    [zephyr, 'Where are they based?', 'Where are Aerodyne Systems based?'],
+    // Same question, new subject.
+    [zephyr, 'And the Zephyr-10?', 'Who makes the Zephyr-10?'],
+    [ceo, 'What is her background?', "What is Claire Moreau's background?"],
+    [ceo, 'When did she found it?', 'When did Claire Moreau found Aerodyne Systems?'],
+    [policy, 'Does it apply to sale items?', 'Does the refund policy apply to sale items?'],
+    [policy, 'And for digital products?', 'What is the refund policy for digital products?'],
+  ])('%#: %s', (history, followUp, expected) => {
+    expect(condenseQueryOffline(history, followUp)).toBe(expected);
+  });
+
+  it.each(['What is the warranty period for the Skyline X2?', 'What is RAG?', 'Thanks!', 'Tell me about the Zephyr-9 and its range.'])(
+    'leaves a standalone follow-up alone: %s',
+    (followUp) => {
+      expect(condenseQueryOffline(zephyr, followUp)).toBe(followUp);
+    },
+  );
+
+  it('returns the question unchanged without history', () => {
+    expect(condenseQueryOffline([], '  How long can it fly? ')).toBe('How long can it fly?');
+  });
+
+  it('adds the previous question as context to a bare fragment', () => {
+    expect(condenseQueryOffline(zephyr, 'How much?')).toBe('How much? (Who makes the Zephyr-9?)');
+  });
+});
+
+describe('condenseQuestion (same prompt and code path as with an LLM)', () => {
+  const model = createOfflineModel();
+
+  it('rewrites the Zephyr-9 follow-up through generateText', async () => {
+    const q = await condenseQuestion({ model, history: zephyr, followUp: 'How long can it fly?' });
+    expect(q).toBe('How long can the Zephyr-9 fly?');
+  });
+
+  it('keeps standalone questions and skips the model without history', async () => {
+    expect(await condenseQuestion({ model, history: zephyr, followUp: 'What is the warranty period for the Skyline X2?' })).toBe(
+      'What is the warranty period for the Skyline X2?',
+    );
+    const throwing = { ...model, doGenerate: () => Promise.reject(new Error('must not be called')) } as typeof model;
+    expect(await condenseQuestion({ model: throwing, history: [], followUp: 'How long can it fly?' })).toBe('How long can it fly?');
+  });
+
+  it('cleans up what chat models tend to add', () => {
+    expect(cleanCondensedQuery('Standalone question: "How long can the Zephyr-9 fly?"\n')).toBe('How long can the Zephyr-9 fly?');
+    expect(cleanCondensedQuery('\n\n  How far?  ')).toBe('How far?');
+  });
+});

@@ -1,0 +1,424 @@
+/**
+ * widget-panel.js: the chat panel, loaded by the loader on first open. Starts a widget session,
+ * restores the stored conversation, streams answers token by token and shows their sources. All
+ * server text goes in through textContent (never as HTML), and only http(s) source links are made.
+ *
+ * Accessibility: a labelled non-modal dialog; focus moves to the question field on open (the loader
+ * returns it on close, and Escape closes); the conversation is a focusable, scrollable region; each
+ * finished answer is announced once through a polite status region (not token by token); errors
+ * are role=alert.
+ */
+import { chat, createSession, fetchHistory, WidgetError, type Citation, type HistoryMessage, type Session } from './api';
+import { adoptStyles } from './dom';
+import { ICON_ALERT, ICON_CHAT, ICON_CLOSE, ICON_MIC, ICON_NEW, ICON_SEND } from './icons';
+import { PANEL_CSS } from './panel-styles';
+import type { PanelController, PanelHost } from './types';
+
+/** The server's limit for widget messages. */
+const MAX_CHARS = 1000;
+const SHOW_COUNT_FROM = 800;
+
+type Child = Node | string | null | undefined | false;
+
+function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string | boolean | undefined> = {}, ...children: Child[]) {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === undefined || value === false) continue;
+    el.setAttribute(name, value === true ? '' : value);
+  }
+  for (const child of children) if (child) el.append(child);
+  return el;
+}
+
+function icon(markup: string): HTMLElement {
+  const holder = h('span', { class: 'ic', 'aria-hidden': 'true' });
+  holder.innerHTML = markup; // static icon markup only
+  return holder.firstElementChild as HTMLElement;
+}
+
+function safeUrl(url: string | null): string | null {
+  if (!url) return null;
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'https:' || parsed.protocol === 'http:' ? parsed.href : null;
+  } catch {
+    return null;
+  }
+}
+
+function prettyUrl(url: string): string {
+  const u = new URL(url);
+  const path = u.pathname === '/' ? '' : u.pathname.replace(/\/$/, '');
+  const text = `${u.host}${path}`;
+  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
+}
+
+/** Answer text with its [n] source markers as small badges. */
+function renderAnswer(target: HTMLElement, answer: string) {
+  target.textContent = '';
+  for (const part of answer.split(/(\[\d{1,2}\])/)) {
+    const marker = /^\[(\d{1,2})\]$/.exec(part);
+    target.append(marker ? h('span', { class: 'ref' }, marker[1]) : part);
+  }
+}
+
+function renderSources(citations: Citation[]): HTMLElement {
+  const list = h('ol');
+  for (const c of citations) {
+    const url = safeUrl(c.url);
+    const src = h('span', { class: 'src' });
+    if (url) {
+      src.append(h('a', { href: url, target: '_blank', rel: 'noopener noreferrer' }, c.heading || prettyUrl(url)));
+      if (c.heading) src.append(' ', h('span', { class: 'meta' }, `· ${prettyUrl(url)}`));
+    } else {
+      const meta = [c.page ? `page ${c.page}` : null, c.heading].filter(Boolean).join(' · ');
+      src.append(h('span', { class: 'file' }, c.filename), meta && h('span', { class: 'meta' }, ` · ${meta}`));
+    }
+    list.append(h('li', { title: c.snippet }, h('span', { class: 'num' }, `${c.marker}.`), src));
+  }
+  return h('div', { class: 'sources' }, h('div', { class: 'sources-title' }, 'Sources'), list);
+}
+
+function describe(err: unknown): string {
+  if (!(err instanceof WidgetError)) return 'Something went wrong while answering. Please try again.';
+  switch (err.kind) {
+    case 'rate_limited': {
+      const wait = err.retryAfter > 0 ? `${err.retryAfter} second${err.retryAfter === 1 ? '' : 's'}` : 'a moment';
+      return `You're sending messages too quickly. Please wait ${wait} and try again.`;
+    }
+    case 'network':
+      return "Can't reach the assistant right now. Check your connection and try again.";
+    case 'invalid':
+      return err.message;
+    default:
+      return 'Something went wrong while answering. Please try again.';
+  }
+}
+
+export function mountPanel(host: PanelHost): PanelController {
+  const { config, store } = host;
+  adoptStyles(host.shadow, PANEL_CSS);
+
+  const title = h('strong', { id: 'gw-title' }, 'Chat');
+  const newButton = h('button', { type: 'button', class: 'icon-btn', 'aria-label': 'New conversation', title: 'New conversation' }, icon(ICON_NEW));
+  const closeButton = h('button', { type: 'button', class: 'icon-btn', 'aria-label': 'Close chat', title: 'Close' }, icon(ICON_CLOSE));
+  const head = h(
+    'div',
+    { class: 'head' },
+    h('span', { class: 'avatar', 'aria-hidden': 'true' }, icon(ICON_CHAT)),
+    h('div', { class: 'title' }, title, h('span', {}, 'AI assistant')),
+    newButton,
+    closeButton,
+  );
+  const log = h('div', { class: 'log', role: 'region', 'aria-label': 'Conversation', tabindex: '0' });
+  const notice = h('div', { class: 'notice', role: 'alert', hidden: true });
+  const input = h('textarea', {
+    class: 'input',
+    rows: '1',
+    maxlength: String(MAX_CHARS),
+    placeholder: 'Ask a question…',
+    'aria-label': 'Your question',
+    enterkeyhint: 'send',
+  });
+  const mic = h('button', { type: 'button', class: 'icon-btn mic', 'aria-label': 'Talk to the assistant', title: 'Voice', hidden: true }, icon(ICON_MIC));
+  const send = h('button', { type: 'submit', class: 'send', 'aria-label': 'Send' }, icon(ICON_SEND));
+  const form = h('form', { class: 'composer' }, input, mic, send);
+  const count = h('span', { class: 'count', hidden: true });
+  const status = h('div', { class: 'sr-only', role: 'status', 'aria-live': 'polite' });
+  const panel = h(
+    'section',
+    { class: 'panel', id: 'gw-panel', role: 'dialog', 'aria-labelledby': 'gw-title', hidden: true },
+    head,
+    log,
+    notice,
+    form,
+    h('div', { class: 'foot' }, h('span', {}, 'Answers are generated from this site’s documents.'), count),
+    status,
+  );
+  host.container.append(panel);
+
+  let session: Session | null = null;
+  let sessionLoad: Promise<Session> | null = null;
+  let started = false;
+  let unavailable = false;
+  let busy = false;
+  let inflight: AbortController | null = null;
+  let atBottom = true;
+
+  log.addEventListener('scroll', () => {
+    atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 60;
+  });
+  const stick = () => {
+    if (atBottom) log.scrollTop = log.scrollHeight;
+  };
+
+  function getSession(): Promise<Session> {
+    if (session && Date.now() < session.renewAt) return Promise.resolve(session);
+    sessionLoad ??= createSession(config)
+      .then((s) => (session = s))
+      .finally(() => (sessionLoad = null));
+    return sessionLoad;
+  }
+
+  function addNote(text: string) {
+    const note = h('div', { class: 'msg note' }, text);
+    log.append(note);
+    stick();
+    return note;
+  }
+
+  function addGreeting(kbName: string) {
+    log.append(h('div', { class: 'msg greeting' }, `Hi! Ask me anything about ${kbName}. My answers come from its documents, with sources.`));
+  }
+
+  function addUser(text: string) {
+    const el = h('div', { class: 'msg user' }, text);
+    log.append(el);
+    atBottom = true;
+    stick();
+    return el;
+  }
+
+  function addBot(answer?: string, citations?: Citation[]) {
+    const text = h('div', { class: 'text' });
+    const el = h('div', { class: 'msg bot' }, text);
+    log.append(el);
+    const streamed = document.createTextNode('');
+    text.append(streamed);
+    const bot = {
+      append(delta: string) {
+        streamed.appendData(delta);
+        stick();
+      },
+      finish(full: string, cited: Citation[]) {
+        renderAnswer(text, full);
+        if (cited.length > 0) el.append(renderSources(cited));
+        stick();
+      },
+    };
+    if (answer !== undefined) bot.finish(answer, citations ?? []);
+    return bot;
+  }
+
+  function addTyping() {
+    const el = h('div', { class: 'msg bot typing', 'aria-hidden': 'true' }, h('i'), h('i'), h('i'));
+    log.append(el);
+    stick();
+    return el;
+  }
+
+  function showNotice(text: string, retry?: () => void) {
+    notice.textContent = '';
+    notice.append(icon(ICON_ALERT), h('span', {}, text));
+    if (retry) {
+      const button = h('button', { type: 'button', class: 'retry' }, 'Retry');
+      button.addEventListener('click', retry);
+      notice.lastElementChild!.append(button);
+    }
+    notice.hidden = false;
+  }
+
+  function hideNotice() {
+    notice.hidden = true;
+    notice.textContent = '';
+  }
+
+  /** The assistant cannot be used from this page (unknown KB, origin not allowed, widget off). */
+  function showUnavailable(err: WidgetError) {
+    unavailable = true;
+    const message =
+      err.kind === 'not_found'
+        ? "This assistant isn't available. The site's chat setup may need to be checked."
+        : err.message || "This website isn't allowed to use this assistant.";
+    console.error(`[Groundwork] The assistant refused this page: ${err.message}`);
+    log.textContent = '';
+    log.append(h('div', { class: 'refusal' }, icon(ICON_ALERT), h('strong', {}, 'Chat unavailable'), h('span', { class: 'reason' }, message)));
+    form.hidden = true;
+    newButton.hidden = true;
+    hideNotice();
+    status.textContent = `Chat unavailable. ${message}`;
+    if (!panel.hidden) closeButton.focus();
+  }
+
+  function renderHistory(messages: HistoryMessage[]) {
+    for (const m of messages) {
+      if (m.role === 'user') addUser(m.content);
+      else addBot(m.content, m.citations);
+    }
+  }
+
+  async function start() {
+    const connecting = addNote('Connecting…');
+    try {
+      const s = await getSession();
+      connecting.remove();
+      title.textContent = s.kb.name;
+      if (config.voice) {
+        if (s.voice.available) mic.hidden = false;
+        else console.info('[Groundwork] data-voice is set, but voice is not available for this organisation (it needs the Starter plan or above and Voice switched on in Settings).');
+      }
+      const stored = store.get();
+      if (stored) {
+        try {
+          renderHistory(await fetchHistory(config, s, stored));
+        } catch (err) {
+          if (err instanceof WidgetError && err.kind === 'not_found') store.clear();
+          else showNotice("Your earlier conversation couldn't be loaded.");
+        }
+      }
+      if (!log.querySelector('.msg')) addGreeting(s.kb.name);
+      atBottom = true;
+      stick();
+    } catch (err) {
+      connecting.remove();
+      if (err instanceof WidgetError && (err.kind === 'refused' || err.kind === 'not_found')) showUnavailable(err);
+      else
+        showNotice(describe(err), () => {
+          hideNotice();
+          void start();
+        });
+    }
+  }
+
+  type Handlers = { onSession(id: string): void; onDelta(text: string): void; onDone(answer: string, citations: Citation[]): void };
+
+  async function ask(message: string, signal: AbortSignal, on: Handlers, retried = false): Promise<void> {
+    const s = await getSession();
+    const sessionId = store.get();
+    try {
+      for await (const ev of chat(config, s, { message, ...(sessionId ? { session_id: sessionId } : {}) }, signal)) {
+        const data = JSON.parse(ev.data);
+        if (ev.event === 'session') on.onSession(data.session_id);
+        else if (ev.event === 'delta') on.onDelta(data.text);
+        else if (ev.event === 'done') return on.onDone(data.answer, data.citations ?? []);
+        else if (ev.event === 'error') throw new WidgetError('server', data.error?.message ?? 'error');
+      }
+      throw new WidgetError('network', 'The answer was interrupted');
+    } catch (err) {
+      if (retried || signal.aborted || !(err instanceof WidgetError)) throw err;
+      if (err.kind === 'expired') {
+        session = null; // the token expired or the key rotated: one fresh session, one retry
+        return ask(message, signal, on, true);
+      }
+      if (err.kind === 'not_found' && sessionId) {
+        store.clear(); // the stored conversation is gone on the server
+        addNote('Your earlier conversation has expired; this is a new one.');
+        return ask(message, signal, on, true);
+      }
+      throw err;
+    }
+  }
+
+  function setBusy(value: boolean) {
+    busy = value;
+    send.setAttribute('aria-disabled', String(value));
+    log.setAttribute('aria-busy', String(value));
+  }
+
+  async function submit() {
+    const text = input.value.trim();
+    if (!text || busy || unavailable) return;
+    if (text.length > MAX_CHARS) {
+      showNotice(`Please keep your question under ${MAX_CHARS} characters.`);
+      return;
+    }
+    hideNotice();
+    setBusy(true);
+    const controller = (inflight = new AbortController());
+    const userMessage = addUser(text);
+    input.value = '';
+    resize();
+    const typing = addTyping();
+    let bot: ReturnType<typeof addBot> | null = null;
+    try {
+      await ask(text, controller.signal, {
+        onSession: (id) => {
+          if (!controller.signal.aborted) store.set(id);
+        },
+        onDelta: (delta) => {
+          typing.remove();
+          (bot ??= addBot()).append(delta);
+        },
+        onDone: (answer, citations) => {
+          typing.remove();
+          (bot ??= addBot()).finish(answer, citations);
+          status.textContent = '';
+          status.textContent = `Assistant: ${answer}`;
+        },
+      });
+    } catch (err) {
+      typing.remove();
+      if (controller.signal.aborted) return;
+      if (err instanceof WidgetError && (err.kind === 'refused' || err.kind === 'not_found')) {
+        showUnavailable(err);
+        return;
+      }
+      if (!bot) {
+        // Nothing was answered: take the question back so it can be sent again.
+        userMessage.remove();
+        if (!input.value) input.value = text;
+        resize();
+      }
+      showNotice(describe(err));
+    } finally {
+      if (inflight === controller) {
+        inflight = null;
+        setBusy(false);
+      }
+    }
+  }
+
+  function resize() {
+    input.style.height = 'auto';
+    input.style.height = `${Math.min(input.scrollHeight + 2, 132)}px`;
+    const length = input.value.length;
+    count.hidden = length < SHOW_COUNT_FROM;
+    count.textContent = `${length}/${MAX_CHARS}`;
+    count.classList.toggle('over', length >= MAX_CHARS);
+  }
+
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    void submit();
+  });
+  input.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      void submit();
+    }
+  });
+  input.addEventListener('input', resize);
+  closeButton.addEventListener('click', () => host.requestClose());
+  newButton.addEventListener('click', () => controller.newConversation());
+  mic.addEventListener('click', () =>
+    showNotice('Voice conversations are not available in this version of the widget yet. Please type your question.'),
+  );
+
+  const controller: PanelController = {
+    show() {
+      panel.hidden = false;
+      if (!started) {
+        started = true;
+        void start();
+      }
+      (unavailable ? closeButton : input).focus();
+      stick();
+    },
+    hide() {
+      panel.hidden = true;
+    },
+    newConversation() {
+      inflight?.abort();
+      inflight = null;
+      setBusy(false);
+      store.clear();
+      if (unavailable) return;
+      hideNotice();
+      log.textContent = '';
+      if (session) addGreeting(session.kb.name);
+      status.textContent = 'Started a new conversation.';
+      if (!panel.hidden) input.focus();
+    },
+  };
+  return controller;
+}
