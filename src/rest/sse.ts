@@ -26,7 +26,7 @@ export function sseResponse(
     c,
     async (stream) => {
       stream.onAbort(() => abort.abort());
-      const heartbeat = setInterval(() => void stream.write(': keep-alive\n\n').catch(() => {}), HEARTBEAT_MS);
+      const heartbeat = setInterval(() => void stream.write(': keep-alive\n\n').catch(() => {}), opts.heartbeatMs ?? 5_000);
       try {
         for await (const e of events) {
           if (stream.aborted) break;
