@@ -1,16 +1,16 @@
 /**
  * The widget files as the server sends them: bytes, pre-compressed variants and ETags, prepared once
  * per process. Production serves dist/widget (built at install) and builds in memory only if it is
- * missing; elsewhere the bundle is always built from source at first request, so development and
- * tests can never serve a stale build.
+ * missing or older than the widget source (a `git pull` without `npm install`); elsewhere the bundle
+ * is always built from source at first request, so development and tests never serve a stale build.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
-import { buildWidget, contentVersion, LOADER_FILE, PANEL_FILE, WIDGET_DIST_DIR, type WidgetBuild } from './build-widget';
+import { buildWidget, contentVersion, LOADER_FILE, PANEL_FILE, WIDGET_DIST_DIR, WIDGET_SOURCE_DIR, type WidgetBuild } from './build-widget';
 
 export type Encoding = 'br' | 'gzip' | 'identity';
 
@@ -33,8 +33,20 @@ function prepare(bytes: Uint8Array): WidgetAsset {
   };
 }
 
+async function newestSourceMtime(): Promise<number> {
+  try {
+    const files = await readdir(WIDGET_SOURCE_DIR);
+    const times = await Promise.all(files.map(async (f) => (await stat(path.join(WIDGET_SOURCE_DIR, f))).mtimeMs));
+    return Math.max(0, ...times);
+  } catch {
+    return 0; // no sources shipped: the prebuilt files are all there is
+  }
+}
+
 async function readPrebuilt(): Promise<WidgetBuild | null> {
   try {
+    const builtAt = Math.min(...(await Promise.all([LOADER_FILE, PANEL_FILE].map(async (f) => (await stat(path.join(WIDGET_DIST_DIR, f))).mtimeMs))));
+    if ((await newestSourceMtime()) > builtAt) return null;
     const [loader, panel] = await Promise.all([
       readFile(path.join(WIDGET_DIST_DIR, LOADER_FILE)),
       readFile(path.join(WIDGET_DIST_DIR, PANEL_FILE)),

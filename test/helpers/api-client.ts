@@ -50,12 +50,12 @@ export function trpcClient(app: App, apiKey?: string) {
   const headers = { 'content-type': 'application/json', ...(apiKey ? { 'x-api-key': apiKey } : {}) };
   return {
     query: async (path: string, input?: unknown) =>
-      toJson(
+      toJson<any>(
         await app.fetch(
           new Request(`${BASE}/trpc/${path}${input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`}`, { headers }),
         ),
       ),
     mutation: async (path: string, input?: unknown) =>
-      toJson(await app.fetch(new Request(`${BASE}/trpc/${path}`, { method: 'POST', headers, body: JSON.stringify(input ?? null) }))),
+      toJson<any>(await app.fetch(new Request(`${BASE}/trpc/${path}`, { method: 'POST', headers, body: JSON.stringify(input ?? null) }))),
   };
 }

@@ -29,7 +29,7 @@ describe('organization settings', () => {
       settings: { voiceEnabled: false, voiceAvailable: false, allowedOrigins: [] },
     });
     const trpc = await trpcClient(t.app, api_key).query('org.settings');
-    expect(trpc.body.result.data).toEqual({ settings: { voice_enabled: false, voice_available: false, allowed_origins: [] } });
+    expect((trpc.body as any).result.data).toEqual({ settings: { voice_enabled: false, voice_available: false, allowed_origins: [] } });
   });
 
   it('normalises and de-duplicates allowed origins, and partial updates keep the other fields', async () => {
@@ -45,7 +45,7 @@ describe('organization settings', () => {
       allowedOrigins: ['https://shop.example.com', 'http://localhost:3000', 'http://[::1]:8080'],
     });
     const partial = await trpcClient(t.app, api_key).mutation('org.updateSettings', { voice_enabled: false });
-    expect(partial.body.result.data.settings).toEqual({
+    expect((partial.body as any).result.data.settings).toEqual({
       voice_enabled: false,
       voice_available: false,
       allowed_origins: ['https://shop.example.com', 'http://localhost:3000', 'http://[::1]:8080'],
@@ -63,7 +63,7 @@ describe('organization settings', () => {
       const g = await gql(UPDATE, { input: { allowedOrigins: ['https://ok.example.com', origin] } });
       expect(g.body.errors?.[0]?.extensions, origin).toMatchObject({ app_code: 'invalid_input', field: 'allowed_origins.1' });
       const r = await trpc.mutation('org.updateSettings', { allowed_origins: ['https://ok.example.com', origin] });
-      expect(r.body.error.data, origin).toMatchObject({ app_code: 'invalid_input', field: 'allowed_origins.1' });
+      expect((r.body as any).error.data, origin).toMatchObject({ app_code: 'invalid_input', field: 'allowed_origins.1' });
     }
     const tooMany = Array.from({ length: 51 }, (_, i) => `https://site${i}.example.com`);
     const capped = await trpc.mutation('org.updateSettings', { allowed_origins: tooMany });

@@ -9,6 +9,7 @@ import { rateLimitKeyForIp } from '../../src/rest/routes/widget';
 import { signWidgetToken, widgetTokenKey } from '../../src/services/widget/widget-token';
 import type { KbId, OrgId } from '../../src/ids';
 import { graphqlClient, restClient, trpcClient } from '../helpers/api-client';
+import { serveApp } from '../helpers/browser';
 import { testConfig, type TestApp } from '../helpers/test-app';
 import { createWidgetOrg, createWidgetTestApp, decodeTokenPayload, widgetClient, type WidgetOrg } from './widget-fixture';
 
@@ -282,7 +283,7 @@ describe('POST /api/widget/chat', () => {
     }
     const get = await t.app.fetch(new Request('http://groundwork.test/api/widget/session', { headers: { origin: SHOP } }));
     expect(get.status).toBe(404);
-    for (const headers of [{ authorization: `Bearer ${token}` }, { 'x-api-key': token }]) {
+    for (const headers of [{ authorization: `Bearer ${token}` }, { 'x-api-key': token }] as Array<Record<string, string>>) {
       const res = await t.app.fetch(new Request(`http://groundwork.test/api/kbs/${acme.kbId}/documents`, { headers }));
       expect(res.status).toBe(401);
       const gql = await t.app.fetch(
@@ -324,6 +325,25 @@ describe('rate limits', () => {
     // A client cannot escape by prepending addresses; the proxy's entry is what counts.
     expect((await from('198.51.100.1, 203.0.113.7').session(acme.slug, acme.kbId)).status).toBe(429);
     expect((await from('198.51.100.1').session(acme.slug, acme.kbId)).status).toBe(200);
+  });
+
+  it('without a trusted proxy, counts the socket address and ignores X-Forwarded-For', async () => {
+    const served = await serveApp(createApp({ ...t.deps, config: testConfig({ WIDGET_RATE_LIMIT_PER_MINUTE: '2' }) }));
+    try {
+      const session = (xff: string) =>
+        fetch(`${served.url}/api/widget/session`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', origin: SHOP, 'x-forwarded-for': xff },
+          body: JSON.stringify({ org: acme.slug, kb: acme.kbId }),
+        });
+      expect((await session('198.51.100.1')).status).toBe(200);
+      expect((await session('198.51.100.2')).status).toBe(200);
+      const limited = await session('198.51.100.3');
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    } finally {
+      await served.close();
+    }
   });
 
   it('groups IPv6 clients by /64 and unwraps IPv4-mapped addresses', () => {

@@ -1,10 +1,40 @@
-/** Inline SVG icons (static markup, never mixed with data). currentColor follows the theme. */
-const svg = (body: string) =>
-  `<svg viewBox="0 0 24 24" width="24" height="24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true" focusable="false">${body}</svg>`;
+/**
+ * Icons, built with DOM calls rather than markup: pages that enforce Trusted Types refuse
+ * innerHTML, and the widget must work there too. currentColor follows the theme.
+ */
+type Part = [tag: 'path' | 'rect' | 'circle', attrs: Record<string, string>];
 
-export const ICON_CHAT = svg('<path d="M21 12a8 8 0 0 1-11.6 7.1L4 20.5l1.4-5A8 8 0 1 1 21 12Z"/><path d="M8.5 12h.01M12 12h.01M15.5 12h.01" stroke-width="2.6"/>');
-export const ICON_CLOSE = svg('<path d="M6 6l12 12M18 6 6 18"/>');
-export const ICON_NEW = svg('<path d="M12 20h9"/><path d="M16.4 3.6a2 2 0 0 1 2.9 2.9L8 17.8l-4 1 1-4Z"/>');
-export const ICON_SEND = svg('<path d="M5 12h14M13 6l6 6-6 6"/>');
-export const ICON_MIC = svg('<rect x="9" y="3" width="6" height="11" rx="3"/><path d="M5 11a7 7 0 0 0 14 0M12 18v3"/>');
-export const ICON_ALERT = svg('<circle cx="12" cy="12" r="9"/><path d="M12 7.5v5.5M12 16.5h.01"/>');
+const p = (d: string, extra: Record<string, string> = {}): Part => ['path', { d, ...extra }];
+
+export const ICON_CHAT: Part[] = [p('M21 12a8 8 0 0 1-11.6 7.1L4 20.5l1.4-5A8 8 0 1 1 21 12Z'), p('M8.5 12h.01M12 12h.01M15.5 12h.01', { 'stroke-width': '2.6' })];
+export const ICON_CLOSE: Part[] = [p('M6 6l12 12M18 6 6 18')];
+export const ICON_NEW: Part[] = [p('M12 20h9'), p('M16.4 3.6a2 2 0 0 1 2.9 2.9L8 17.8l-4 1 1-4Z')];
+export const ICON_SEND: Part[] = [p('M5 12h14M13 6l6 6-6 6')];
+export const ICON_MIC: Part[] = [['rect', { x: '9', y: '3', width: '6', height: '11', rx: '3' }], p('M5 11a7 7 0 0 0 14 0M12 18v3')];
+export const ICON_ALERT: Part[] = [['circle', { cx: '12', cy: '12', r: '9' }], p('M12 7.5v5.5M12 16.5h.01')];
+
+const NS = 'http://www.w3.org/2000/svg';
+const SVG_ATTRS: Record<string, string> = {
+  viewBox: '0 0 24 24',
+  width: '24',
+  height: '24',
+  fill: 'none',
+  stroke: 'currentColor',
+  'stroke-width': '2',
+  'stroke-linecap': 'round',
+  'stroke-linejoin': 'round',
+  'aria-hidden': 'true',
+  focusable: 'false',
+};
+
+export function icon(parts: Part[], className?: string): SVGSVGElement {
+  const svg = document.createElementNS(NS, 'svg');
+  for (const [k, v] of Object.entries(SVG_ATTRS)) svg.setAttribute(k, v);
+  if (className) svg.setAttribute('class', className);
+  for (const [tag, attrs] of parts) {
+    const el = document.createElementNS(NS, tag);
+    for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+    svg.append(el);
+  }
+  return svg;
+}

@@ -9,7 +9,7 @@
  */
 import { readConfig } from './config';
 import { adoptStyles } from './dom';
-import { ICON_CHAT, ICON_CLOSE } from './icons';
+import { icon, ICON_CHAT, ICON_CLOSE } from './icons';
 import { LOADER_CSS } from './loader-styles';
 import { sessionStore } from './storage';
 import type { PanelController, PanelModule, SessionStore, WidgetConfig } from './types';
@@ -37,7 +37,8 @@ function boot() {
     console.error('[Groundwork] The chat widget script is included more than once; only the first one is used.');
     return;
   }
-  customElements.define(TAG, GroundworkChat);
+  // Constructed by us with its config, never by the parser, so the constructor takes an argument.
+  customElements.define(TAG, GroundworkChat as unknown as CustomElementConstructor);
   const widget = new GroundworkChat(found.config);
   const mount = () => document.body.appendChild(widget);
   if (document.body) mount();
@@ -57,7 +58,7 @@ class GroundworkChat extends HTMLElement {
   isOpen = false;
   private readonly shadow: ShadowRoot;
   private readonly root: HTMLDivElement;
-  private readonly slot: HTMLDivElement;
+  private readonly panelSlot: HTMLDivElement;
   private readonly bubble: HTMLButtonElement;
   private readonly store: SessionStore;
   private panel: PanelController | null = null;
@@ -72,16 +73,16 @@ class GroundworkChat extends HTMLElement {
     this.root = document.createElement('div');
     this.root.className = 'root';
     if (supportsPopover) this.root.setAttribute('popover', 'manual');
-    this.slot = document.createElement('div');
-    this.slot.className = 'slot';
+    this.panelSlot = document.createElement('div');
+    this.panelSlot.className = 'slot';
     this.bubble = document.createElement('button');
     this.bubble.type = 'button';
     this.bubble.className = 'bubble';
     this.bubble.setAttribute('aria-haspopup', 'dialog');
     this.bubble.setAttribute('aria-controls', 'gw-panel');
-    this.bubble.innerHTML = `<span class="ic-chat">${ICON_CHAT}</span><span class="ic-close">${ICON_CLOSE}</span>`;
+    this.bubble.append(icon(ICON_CHAT, 'ic-chat'), icon(ICON_CLOSE, 'ic-close'));
     this.setExpanded(false);
-    this.root.append(this.slot, this.bubble);
+    this.root.append(this.panelSlot, this.bubble);
     this.shadow.append(this.root);
 
     this.bubble.addEventListener('click', () => (this.isOpen ? this.close() : this.open()));
@@ -113,7 +114,7 @@ class GroundworkChat extends HTMLElement {
     if (this.isOpen) return;
     this.isOpen = true;
     const active = document.activeElement;
-    this.returnFocus = active instanceof HTMLElement && active !== document.body && active !== this ? active : null;
+    this.returnFocus = active instanceof HTMLElement && active !== document.body && active !== (this as HTMLElement) ? active : null;
     this.root.setAttribute('data-open', '');
     this.setExpanded(true);
     this.bubble.setAttribute('aria-busy', 'true');
@@ -136,7 +137,7 @@ class GroundworkChat extends HTMLElement {
     this.root.removeAttribute('data-open');
     this.setExpanded(false);
     this.panel?.hide();
-    this.slot.querySelector('.load-error')?.remove();
+    this.panelSlot.querySelector('.load-error')?.remove();
     const target = this.returnFocus?.isConnected ? this.returnFocus : this.bubble;
     this.returnFocus = null;
     target.focus();
@@ -169,7 +170,7 @@ class GroundworkChat extends HTMLElement {
       (mod) =>
         (this.panel = mod.mountPanel({
           config: this.config,
-          container: this.slot,
+          container: this.panelSlot,
           shadow: this.shadow,
           store: this.store,
           requestClose: () => this.close(),
@@ -183,12 +184,12 @@ class GroundworkChat extends HTMLElement {
   }
 
   private showLoadError() {
-    if (this.slot.querySelector('.load-error')) return;
+    if (this.panelSlot.querySelector('.load-error')) return;
     const box = document.createElement('div');
     box.className = 'load-error';
     box.setAttribute('role', 'alert');
     box.textContent = "The chat couldn't be loaded. Check your connection and try again.";
-    this.slot.append(box);
+    this.panelSlot.append(box);
   }
 }
 

@@ -1,6 +1,9 @@
-/** Styles of the chat panel (loaded with it). Theme variables come from the loader's root. */
+/**
+ * Styles of the chat panel (loaded with it). Theme variables come from the loader's root. On phones
+ * the panel is full-screen and the question field uses 16px text (iOS zooms into smaller fields).
+ */
 export const PANEL_CSS = `
-.panel{display:flex;flex-direction:column;width:380px;height:min(640px,calc(100vh - 110px));min-height:320px;background:var(--gw-bg);color:var(--gw-text);border:1px solid var(--gw-border);border-radius:18px;box-shadow:var(--gw-shadow);overflow:hidden;animation:gw-in .18s ease-out;transform-origin:bottom right}
+.panel{pointer-events:auto;display:flex;flex-direction:column;width:380px;height:min(640px,calc(100vh - 110px));min-height:320px;background:var(--gw-bg);color:var(--gw-text);border:1px solid var(--gw-border);border-radius:18px;box-shadow:var(--gw-shadow);overflow:hidden;animation:gw-in .18s ease-out;transform-origin:bottom right}
 .panel[hidden]{display:none}
 @keyframes gw-in{from{opacity:0;transform:translateY(8px) scale(.98)}to{opacity:1;transform:none}}
 .head{display:flex;align-items:center;gap:6px;padding:12px 10px 12px 16px;border-bottom:1px solid var(--gw-border);background:var(--gw-bg)}
@@ -48,11 +51,11 @@ export const PANEL_CSS = `
 .send{all:unset;box-sizing:border-box;flex:none;width:42px;height:42px;border-radius:14px;display:grid;place-items:center;background:var(--gw-accent);color:var(--gw-on-accent);cursor:pointer}
 .send svg{width:20px;height:20px;display:block}
 .send[aria-disabled=true]{opacity:.45;cursor:default}
-.mic[hidden]{display:none}
+.icon-btn[hidden],.foot[hidden]{display:none}
 .foot{display:flex;justify-content:space-between;gap:8px;padding:0 14px 8px;font-size:11px;color:var(--gw-muted)}
 .count[hidden]{visibility:hidden}
 .count.over{color:#c2410c}
 .sr-only{position:absolute!important;width:1px;height:1px;margin:-1px;padding:0;border:0;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
-@media (max-width:480px){.panel{position:fixed;inset:0;width:auto;height:auto;min-height:0;border:0;border-radius:0;animation:none}}
+@media (max-width:480px){.panel{position:fixed;inset:0;width:auto;height:auto;min-height:0;border:0;border-radius:0;animation:none}.input{font-size:16px}}
 @media (prefers-reduced-motion:reduce){.panel,.typing i{animation:none}.log{scroll-behavior:auto}}
 `;

@@ -1,7 +1,8 @@
 /**
  * widget-panel.js: the chat panel, loaded by the loader on first open. Starts a widget session,
- * restores the stored conversation, streams answers token by token and shows their sources. All
- * server text goes in through textContent (never as HTML), and only http(s) source links are made.
+ * restores the stored conversation, streams answers token by token and shows their sources. The
+ * DOM is built with createElement/textContent only (no HTML strings: server text can never become
+ * markup, and pages enforcing Trusted Types work), and only http(s) source links are made.
  *
  * Accessibility: a labelled non-modal dialog; focus moves to the question field on open (the loader
  * returns it on close, and Escape closes); the conversation is a focusable, scrollable region; each
@@ -10,7 +11,7 @@
  */
 import { chat, createSession, fetchHistory, WidgetError, type Citation, type HistoryMessage, type Session } from './api';
 import { adoptStyles } from './dom';
-import { ICON_ALERT, ICON_CHAT, ICON_CLOSE, ICON_MIC, ICON_NEW, ICON_SEND } from './icons';
+import { icon, ICON_ALERT, ICON_CHAT, ICON_CLOSE, ICON_MIC, ICON_NEW, ICON_SEND } from './icons';
 import { PANEL_CSS } from './panel-styles';
 import type { PanelController, PanelHost } from './types';
 
@@ -28,12 +29,6 @@ function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, 
   }
   for (const child of children) if (child) el.append(child);
   return el;
-}
-
-function icon(markup: string): HTMLElement {
-  const holder = h('span', { class: 'ic', 'aria-hidden': 'true' });
-  holder.innerHTML = markup; // static icon markup only
-  return holder.firstElementChild as HTMLElement;
 }
 
 function safeUrl(url: string | null): string | null {
@@ -124,6 +119,7 @@ export function mountPanel(host: PanelHost): PanelController {
   const send = h('button', { type: 'submit', class: 'send', 'aria-label': 'Send' }, icon(ICON_SEND));
   const form = h('form', { class: 'composer' }, input, mic, send);
   const count = h('span', { class: 'count', hidden: true });
+  const foot = h('div', { class: 'foot' }, h('span', {}, 'Answers are generated from this site’s documents.'), count);
   const status = h('div', { class: 'sr-only', role: 'status', 'aria-live': 'polite' });
   const panel = h(
     'section',
@@ -132,7 +128,7 @@ export function mountPanel(host: PanelHost): PanelController {
     log,
     notice,
     form,
-    h('div', { class: 'foot' }, h('span', {}, 'Answers are generated from this site’s documents.'), count),
+    foot,
     status,
   );
   host.container.append(panel);
@@ -234,6 +230,7 @@ export function mountPanel(host: PanelHost): PanelController {
     log.textContent = '';
     log.append(h('div', { class: 'refusal' }, icon(ICON_ALERT), h('strong', {}, 'Chat unavailable'), h('span', { class: 'reason' }, message)));
     form.hidden = true;
+    foot.hidden = true;
     newButton.hidden = true;
     hideNotice();
     status.textContent = `Chat unavailable. ${message}`;

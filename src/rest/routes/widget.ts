@@ -77,7 +77,7 @@ export function createWidgetApi(deps: AppDeps) {
     c.req.raw.signal?.addEventListener('abort', () => abort.abort());
     const events = await startWidgetChat(caller, await jsonBody(c), abort.signal);
     // sseResponse only serialises the citations it is given; widget citations are a subset of the fields.
-    return sseResponse(c, abort, events as AsyncIterable<ChatEvent>);
+    return sseResponse(c, abort, events as AsyncIterable<ChatEvent>, { heartbeatMs: deps.config.sseHeartbeatMs });
   });
 
   app.post('/history', async (c) => c.json(await widgetHistory(await auth(c), await jsonBody(c)), 200));
