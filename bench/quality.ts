@@ -14,6 +14,7 @@ import { runOnce } from 'graphile-worker';
 import MiniSearch from 'minisearch';
 import { silentWorkerLogger } from '../db/migrate';
 import { createContext } from '../src/context';
+import type { KbId } from '../src/ids';
 import { createTaskList } from '../src/jobs/task-list';
 import { ingestUpload } from '../src/services/documents/ingest-upload';
 import { createKb } from '../src/services/kbs/create-kb';
@@ -64,7 +65,7 @@ try {
   const { kb } = await createKb(ctx, { name: 'SQuAD dev' });
   const docToParagraph = new Map<string, number>();
   for (const p of paragraphs) {
-    const { document } = await ingestUpload(ctx, { kb_id: kb.id, filename: `squad-${p.index}.txt`, bytes: Buffer.from(`${p.title}\n\n${p.context}`) });
+    const { document } = await ingestUpload(ctx, { kb_id: kb.id, filename: `squad-${p.index}.txt`, bytes: Buffer.from(p.context) });
     docToParagraph.set(document.id, p.index);
   }
   await runOnce({
@@ -78,7 +79,7 @@ try {
   const chunkCount = await rt.deps.db.selectFrom('chunks').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   console.log(`ingested ${ready.n}/${paragraphs.length} paragraphs (${chunkCount.n} chunks) in ${((performance.now() - started) / 1000).toFixed(1)} s on ${values.db}`);
 
-  const kbRow = await rt.deps.db.selectFrom('knowledge_bases').selectAll().where('id', '=', kb.id).executeTakeFirstOrThrow();
+  const kbRow = await rt.deps.db.selectFrom('knowledge_bases').selectAll().where('id', '=', kb.id as KbId).executeTakeFirstOrThrow();
 
   // Recall of our three retrieval modes, through the same retrieve() the API uses.
   const recall = async (mode: RetrievalMode) => {
@@ -102,7 +103,7 @@ try {
   }
 
   const mini = new MiniSearch<{ id: number; text: string }>({ fields: ['text'] });
-  mini.addAll(paragraphs.map((p) => ({ id: p.index, text: `${p.title}\n\n${p.context}` })));
+  mini.addAll(paragraphs.map((p) => ({ id: p.index, text: p.context })));
   let m1 = 0;
   let m5 = 0;
   for (const q of questions) {

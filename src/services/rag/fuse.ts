@@ -6,7 +6,11 @@
  */
 export type FusionWeights = { lexical: number; dense: number };
 
-export const DEFAULT_FUSION: FusionWeights = { lexical: 0.5, dense: 0.5 };
+/**
+ * Measured on SQuAD dev with the offline embeddings (tuned on half the questions, checked on the
+ * other half): BM25 carries most of the signal, the dense z-score adds about a point of R@1.
+ */
+export const DEFAULT_FUSION: FusionWeights = { lexical: 0.8, dense: 0.2 };
 
 export type Scored<Id> = { id: Id; lexical: number | null; dense: number | null; fused: number; score: number };
 
