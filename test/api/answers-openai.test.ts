@@ -4,7 +4,7 @@
  * follow-ups — the same service code as offline, only the providers differ.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { restClient } from '../helpers/api-client';
+import { graphqlClient, restClient, trpcClient } from '../helpers/api-client';
 import { createOrgWithKey } from '../helpers/factories';
 import { runQueuedJobs } from '../helpers/jobs';
 import { createTestApp, type TestApp } from '../helpers/test-app';
@@ -15,6 +15,7 @@ let fake: FakeOpenAI;
 let t: TestApp;
 let api: ReturnType<typeof restClient>;
 let kbId: string;
+let apiKey: string;
 
 const DOC = `# Zephyr-9\n\nThe Zephyr-9 drone is made by Northwind Aerial.\n\nThe Zephyr-9 can fly for 47 minutes on one charge.`;
 
@@ -28,6 +29,7 @@ beforeAll(async () => {
   });
   t = await createTestApp({ env: { OPENAI_API_KEY: fake.apiKey, OPENAI_BASE_URL: fake.url, OPENAI_MODEL: 'gpt-test' } });
   const { api_key } = await createOrgWithKey(t.deps);
+  apiKey = api_key;
   api = restClient(t.app, api_key);
   kbId = (await api.post('/api/kbs', { name: 'Drones' })).body.kb.id;
   expect((await uploadFile(t.app, api_key, kbId, { name: 'zephyr.md', bytes: DOC })).status).toBe(202);
@@ -75,6 +77,21 @@ describe('with OPENAI_API_KEY', () => {
     expect(calls[0]!.lastUserText).toMatch(/Who makes the Zephyr-9\?[\s\S]*Follow-up question: How long can it fly\?/);
     // The answer call sees the history as earlier turns.
     expect(calls[1]!.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['Who makes the Zephyr-9?', 'How long can it fly?']);
+  });
+
+  it('gives the same answer and citations through REST, GraphQL and tRPC', async () => {
+    const query = 'How long can the Zephyr-9 fly?';
+    const rest = (await api.post('/api/rag/search', { kb_id: kbId, query })).body;
+    const gql = (
+      await graphqlClient(t.app, apiKey)(
+        `query($k: ID!, $q: String!) { search(kbId: $k, query: $q) { answer citations { docId score chunkId marker filename url page heading snippet } } }`,
+        { k: kbId, q: query },
+      )
+    ).body.data!.search;
+    const trpc = (await trpcClient(t.app, apiKey).mutation('rag.search', { kb_id: kbId, query })).body.result.data;
+    const snake = (c: Record<string, unknown>) => Object.fromEntries(Object.entries(c).map(([k, v]) => [k.replace(/[A-Z]/g, (x) => `_${x.toLowerCase()}`), v]));
+    expect({ answer: gql.answer, citations: gql.citations.map(snake) }).toEqual(rest);
+    expect(trpc).toEqual(rest);
   });
 
   it('reports a provider failure as a clean error, not an empty answer', async () => {

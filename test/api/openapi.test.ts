@@ -35,6 +35,10 @@ describe('OpenAPI document', () => {
       }
     }
     expect(doc.paths['/kbs'].post.requestBody.content['application/json'].schema.required).toEqual(['name']);
+    expect(doc.paths['/ingest/upload'].post.requestBody.content['multipart/form-data']).toBeDefined();
+    const search = doc.paths['/rag/search'].post;
+    expect(search.requestBody.content['application/json'].schema.properties.top_k).toMatchObject({ type: 'integer', minimum: 1, maximum: 50, default: 5 });
+    expect(search.responses['200'].content['text/event-stream']).toBeDefined();
   });
 });
 
