@@ -28,7 +28,11 @@ export async function ingestUpload(ctx: ServiceContext, rawInput: IngestUploadIn
   try {
     type = await detectType(input.bytes, filename);
   } catch (err) {
-    if (isPermanentIngestError(err)) throw new AppError('unsupported_media_type', err.message, { field: 'file' });
+    if (isPermanentIngestError(err)) {
+      // Not one of our formats is 415; one of them but unreadable (a truncated DOCX) is bad input.
+      const unsupported = err.code === 'unsupported_type' || err.code === 'type_mismatch';
+      throw new AppError(unsupported ? 'unsupported_media_type' : 'invalid_input', err.message, { field: 'file' });
+    }
     throw err;
   }
   const document = await createDocument(ctx, { kb, source: 'upload', filename, contentType: type, bytes: input.bytes });

@@ -1,0 +1,70 @@
+/**
+ * Crash-restart on the embedded default with the real worker loop: the server is SIGKILLed while it
+ * ingests a 619-page PDF; on restart the dead worker's job is unlocked and the document finishes,
+ * with exactly one set of chunks.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readRunningServer } from '../../db/embedded/open-embedded';
+import { startServer } from '../../bench/lib/server-process';
+
+const DOCS = path.resolve(import.meta.dirname, '../../../shared/data/docs');
+const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-crash-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+async function query<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<T[]> {
+  const running = readRunningServer(dataDir)!;
+  const client = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${running.port}/postgres` });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+describe('worker crash mid-document', () => {
+  it('finishes the document after a restart, without duplicate chunks', async () => {
+    const env = { DATA_DIR: dataDir, DATABASE_URL: '', WORKER_CONCURRENCY: '1' };
+    const first = await startServer(env);
+    const key = first.apiKey!;
+    const headers = { 'x-api-key': key };
+    const kb = (await (await fetch(`${first.url}/api/kbs`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{"name":"Manuals"}' })).json()) as any;
+    const form = new FormData();
+    form.set('file', new Blob([readFileSync(path.join(DOCS, 'DA-619p.pdf'))]), 'DA-619p.pdf');
+    form.set('kb_id', kb.kb.id);
+    const { document } = (await (await fetch(`${first.url}/api/ingest/upload`, { method: 'POST', headers, body: form })).json()) as any;
+
+    // Wait until the worker holds the job, give it a moment into the document, then kill -9.
+    await expect
+      .poll(async () => (await query(`select locked_at from graphile_worker.jobs where key = $1`, [`ingest:${document.id}`]))[0]?.locked_at ?? null, {
+        timeout: 60_000,
+        interval: 100,
+      })
+      .not.toBeNull();
+    await new Promise((r) => setTimeout(r, 1000));
+    first.child.kill('SIGKILL');
+    await new Promise((r) => first.child.once('exit', r));
+
+    const second = await startServer(env);
+    try {
+      const status = async () =>
+        ((await (await fetch(`${second.url}/api/kbs/${kb.kb.id}/documents/${document.id}`, { headers })).json()) as any).document;
+      await expect.poll(async () => (await status()).status, { timeout: 180_000, interval: 500 }).toBe('ready');
+      const doc = await status();
+      expect(doc.pages).toBe(619);
+      const [{ n, positions }] = await query<{ n: string; positions: string }>(
+        `select count(*) as n, count(distinct position) as positions from chunks where document_id = $1`,
+        [document.id],
+      );
+      expect(Number(n)).toBe(doc.chunk_count);
+      expect(Number(positions)).toBe(doc.chunk_count);
+      expect(await query(`select id from graphile_worker.jobs`)).toEqual([]);
+    } finally {
+      await second.stop();
+    }
+  }, 300_000);
+});
