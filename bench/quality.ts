@@ -119,7 +119,7 @@ try {
       const provider = rt.deps.embeddings.get(kbRow.embedding_model)!;
       const [lex, den] = await Promise.all([
         lexicalSearch(rt.deps.db, kbRow.id, q.question, 50),
-        provider.embedQuery(q.question).then((v) => vectorSearch(rt.deps.db, kbRow.id, v, 50)),
+        provider.embedQuery(q.question).then((v) => vectorSearch(rt.deps.db, kbRow.id, provider.id, v, 50)),
       ]);
       return { lex, den };
     });

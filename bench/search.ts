@@ -12,8 +12,7 @@ import autocannon from 'autocannon';
 import { parseArgs } from 'node:util';
 import { createApp } from '../src/app';
 import { createContext } from '../src/context';
-import type { DocumentId } from '../src/ids';
-import { newId } from '../src/ids';
+import { newId, type DocumentId, type KbId } from '../src/ids';
 import { splitSentences } from '../src/ingest/chunker';
 import { embedChunks } from '../src/services/documents/embed-chunks';
 import { storeChunks } from '../src/services/documents/store-chunks';
@@ -38,7 +37,7 @@ async function run(kind: BenchDb) {
     const orgRow = await rt.deps.db.selectFrom('organizations').selectAll().where('id', '=', org.id).executeTakeFirstOrThrow();
     const ctx = createContext(rt.deps, orgRow, { requestId: 'bench' });
     const { kb } = await createKb(ctx, { name: 'Big KB' });
-    const kbRow = await rt.deps.db.selectFrom('knowledge_bases').selectAll().where('id', '=', kb.id).executeTakeFirstOrThrow();
+    const kbRow = await rt.deps.db.selectFrom('knowledge_bases').selectAll().where('id', '=', kb.id as KbId).executeTakeFirstOrThrow();
     const provider = rt.deps.embeddings.get(kbRow.embedding_model)!;
 
     const { paragraphs, questions } = loadSquad();
@@ -54,14 +53,14 @@ async function run(kind: BenchDb) {
         const docId = newId('doc') as DocumentId;
         await rt.deps.db
           .insertInto('documents')
-          .values({ id: docId, org_id: org.id, kb_id: kb.id, source: 'upload', filename: `${title} (${width})`, content_type: 'txt', size_bytes: null, status: 'processing', crawl_options: null, created_at: now, updated_at: now })
+          .values({ id: docId, org_id: org.id, kb_id: kb.id as KbId, source: 'upload', filename: `${title} (${width})`, content_type: 'txt', size_bytes: null, status: 'processing', crawl_options: null, created_at: now, updated_at: now })
           .execute();
         const chunks = [];
         for (let i = 0; i + width <= sentences.length && total + chunks.length < target; i++) {
           const text = sentences.slice(i, i + width).join(' ');
           chunks.push({ text, headingPath: [title], position: chunks.length, tokenCount: Math.ceil(text.length / 4) });
         }
-        await storeChunks(rt.deps.db, { id: docId, kb_id: kb.id }, await embedChunks(provider, chunks), { pages: null, dimensions: provider.dimensions });
+        await storeChunks(rt.deps.db, { id: docId, kb_id: kb.id as KbId }, await embedChunks(provider, chunks), { pages: null, dimensions: provider.dimensions, model: provider.id });
         total += chunks.length;
       }
     }

@@ -91,6 +91,8 @@ export interface ChunksTable {
   tsv: string;
   embedding: string | null;
   embedding_dimensions: number | null;
+  /** Model that made `embedding`; vector search only compares vectors of the KB's current model. */
+  embedding_model: string | null;
   created_at: Timestamp;
 }
 

@@ -49,6 +49,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('tsv', sql`tsvector`, (c) => c.notNull())
     .addColumn('embedding', sql`vector`)
     .addColumn('embedding_dimensions', 'integer')
+    .addColumn('embedding_model', 'text')
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addUniqueConstraint('chunks_document_position_key', ['document_id', 'position'])
     .execute();

@@ -8,6 +8,7 @@ import type { Database } from '../../db/types';
 
 export const JOB_PAYLOADS = {
   documents__ingest: z.object({ document_id: z.string() }),
+  kbs__reembed: z.object({ kb_id: z.string() }),
 } as const;
 
 export type JobName = keyof typeof JOB_PAYLOADS;

@@ -3,9 +3,11 @@ import type { TaskList } from 'graphile-worker';
 import type { AppDeps } from '../context';
 import { documentsIngest } from './documents__ingest';
 import type { JobName } from './enqueue';
+import { kbsReembed } from './kbs__reembed';
 
 export function createTaskList(deps: AppDeps): TaskList & Record<JobName, unknown> {
   return {
     documents__ingest: documentsIngest(deps),
+    kbs__reembed: kbsReembed(deps),
   };
 }

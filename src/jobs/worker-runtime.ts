@@ -5,6 +5,7 @@
 import { Logger as WorkerLogger, run, type Runner } from 'graphile-worker';
 import type { Logger } from '../logger';
 import type { Runtime } from '../runtime';
+import { enqueueReembeddingWhereNeeded } from '../services/kbs/reembed-kb';
 import { createTaskList } from './task-list';
 
 function workerLogger(logger: Logger) {
@@ -16,6 +17,8 @@ function workerLogger(logger: Logger) {
 
 export async function startWorker(runtime: Runtime, opts: { pollInterval?: number } = {}): Promise<Runner> {
   const { config, logger, database } = runtime;
+  // A changed embedding model (e.g. OPENAI_API_KEY added) is rolled out to existing KBs in the background.
+  await enqueueReembeddingWhereNeeded(runtime.deps);
   return run({
     pgPool: database.pool,
     taskList: createTaskList(runtime.deps),

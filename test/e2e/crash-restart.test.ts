@@ -56,12 +56,12 @@ describe('worker crash mid-document', () => {
       await expect.poll(async () => (await status()).status, { timeout: 180_000, interval: 500 }).toBe('ready');
       const doc = await status();
       expect(doc.pages).toBe(619);
-      const [{ n, positions }] = await query<{ n: string; positions: string }>(
+      const [counts] = await query<{ n: string; positions: string }>(
         `select count(*) as n, count(distinct position) as positions from chunks where document_id = $1`,
         [document.id],
       );
-      expect(Number(n)).toBe(doc.chunk_count);
-      expect(Number(positions)).toBe(doc.chunk_count);
+      expect(Number(counts!.n)).toBe(doc.chunk_count);
+      expect(Number(counts!.positions)).toBe(doc.chunk_count);
       expect(await query(`select id from graphile_worker.jobs`)).toEqual([]);
     } finally {
       await second.stop();

@@ -33,7 +33,6 @@ export async function runIngestion(
       'documents.content_type',
       'documents.status',
       'documents.crawl_options',
-      'kb.embedding_model',
     ])
     .where('documents.id', '=', documentId)
     .executeTakeFirst();
@@ -53,9 +52,11 @@ export async function runIngestion(
       parsed = await extractUrl(doc.filename, doc.crawl_options as unknown as CrawlSettings, { config: deps.config });
     }
     const chunks = chunkDocument(parsed);
-    const provider = deps.embeddings.get(doc.embedding_model) ?? deps.embeddings.default;
+    // New chunks always get the process's model; a KB still on an older one is moved over by the
+    // kbs__reembed job, and until then vector search simply doesn't see the newer vectors.
+    const provider = deps.embeddings.default;
     const embedded = await embedChunks(provider, chunks);
-    const stored = await storeChunks(deps.db, doc, embedded, { pages: parsed.pages ?? null, dimensions: provider.dimensions });
+    const stored = await storeChunks(deps.db, doc, embedded, { pages: parsed.pages ?? null, dimensions: provider.dimensions, model: provider.id });
     if (!stored) return 'skipped';
     log.info({ chunks: chunks.length, pages: parsed.pages, ms: Math.round(performance.now() - started) }, 'document ready');
     return 'ready';

@@ -19,7 +19,7 @@ export async function storeChunks(
   db: Db,
   doc: { id: DocumentId; kb_id: KbId },
   chunks: EmbeddedChunk[],
-  meta: { pages: number | null; dimensions: number | null },
+  meta: { pages: number | null; dimensions: number | null; model: string | null },
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     // Lock the row first: a concurrent delete either happened (we stop) or waits for us.
@@ -44,6 +44,7 @@ export async function storeChunks(
           tsv: sql<string>`to_tsvector('english', ${heading ? `${heading}\n${c.text}` : c.text})`,
           embedding: c.embedding ? sql<string>`${toVectorLiteral(c.embedding)}::vector` : null,
           embedding_dimensions: c.embedding ? meta.dimensions : null,
+          embedding_model: c.embedding ? meta.model : null,
         };
       });
       await trx.insertInto('chunks').values(rows).execute();

@@ -47,7 +47,7 @@ export async function retrieve(
   const t1 = performance.now();
   const [lexical, dense] = await Promise.all([
     mode === 'dense' ? [] : lexicalSearch(deps.db, kb.id, query, pool),
-    queryVector ? vectorSearch(deps.db, kb.id, queryVector, pool) : [],
+    queryVector && provider ? vectorSearch(deps.db, kb.id, provider.id, queryVector, pool) : [],
   ]);
   const ranked = fuse(lexical, dense, opts.weights ?? DEFAULT_FUSION).slice(0, opts.topK);
   const t2 = performance.now();

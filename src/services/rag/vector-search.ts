@@ -10,7 +10,7 @@ import { toVectorLiteral } from '../documents/store-chunks';
 
 export type VectorHit = { id: ChunkId; similarity: number };
 
-export async function vectorSearch(db: Db, kbId: KbId, embedding: Float32Array, limit: number): Promise<VectorHit[]> {
+export async function vectorSearch(db: Db, kbId: KbId, model: string, embedding: Float32Array, limit: number): Promise<VectorHit[]> {
   const dims = sql.raw(String(Math.trunc(embedding.length)));
   const q = toVectorLiteral(embedding);
   // The HNSW index spans all KBs; iterative scanning keeps going until `limit` rows of THIS KB are
@@ -21,7 +21,7 @@ export async function vectorSearch(db: Db, kbId: KbId, embedding: Float32Array, 
     const { rows } = await sql<VectorHit>`
       select id, (1 - (embedding::vector(${dims}) <=> ${q}::vector(${dims})))::float8 as similarity
       from chunks
-      where kb_id = ${kbId} and embedding_dimensions = ${embedding.length}
+      where kb_id = ${kbId} and embedding_dimensions = ${embedding.length} and embedding_model = ${model}
       order by embedding::vector(${dims}) <=> ${q}::vector(${dims})
       limit ${limit}`.execute(trx);
     return rows.sort((a, b) => b.similarity - a.similarity);
