@@ -3,7 +3,8 @@
  * and 4 sentences over the SQuAD dev articles, embedded with the offline model and stored through the
  * same storeChunks() ingestion uses. Then, with 20 concurrent clients:
  *   - retrieval (hybrid: BM25 + HNSW + fusion) p50/p95, in process, over SQuAD questions;
- *   - POST /api/rag/search requests/s and latency over HTTP (autocannon), answers included.
+ *   - POST /api/rag/search requests/s and latency over HTTP (autocannon), answers included;
+ *   - time to first streamed token (stream: true, offline answerer), one client.
  *
  *   npm run bench -- search [--db both|embedded|postgres] [--chunks 50000] [--duration 10]
  */
@@ -103,6 +104,29 @@ async function run(kind: BenchDb) {
         },
       ],
     });
+    // Time to first streamed token: request sent -> first `delta` event, offline answerer, one client.
+    const ttft: number[] = [];
+    for (const q of sample.slice(0, 200)) {
+      const s0 = performance.now();
+      const res = await fetch(`http://127.0.0.1:${port}/api/rag/search`, {
+        method: 'POST',
+        headers: { 'x-api-key': api_key, 'content-type': 'application/json' },
+        body: JSON.stringify({ kb_id: kb.id, query: q, stream: true }),
+      });
+      const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let text = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += value;
+        if (text.includes('event: delta')) {
+          ttft.push(performance.now() - s0);
+          break;
+        }
+      }
+      await reader.cancel();
+    }
+    ttft.sort((a, b) => a - b);
     await new Promise((r) => server.close(r));
     return {
       database: kind,
@@ -114,6 +138,8 @@ async function run(kind: BenchDb) {
       'search p50 (ms)': http.latency.p50,
       'search p99 (ms)': http.latency.p99,
       'HTTP errors': http.errors + http.non2xx,
+      'TTFT p50 (ms)': pct(ttft, 0.5).toFixed(0),
+      'TTFT p95 (ms)': pct(ttft, 0.95).toFixed(0),
     };
   } finally {
     await rt.close();
