@@ -9,16 +9,17 @@
  *   trained      ctx fine-tuned on the corpus to match the full model's output (cosine loss)
  *   full         the full model itself (reference; ~20 ms per sentence)
  *
- * Needs teacher outputs from src/ai/embeddings/distill/teacher-run.ts in $GW_RESEARCH
- * (default /tmp/gw-research): --pieces --states, corpus (2 shards, --states), and SQuAD
- * sentences/questions/paragraphs (2 shards each). See bench/research/README.md.
+ * Needs teacher outputs in $GW_RESEARCH (default /tmp/gw-research): run
+ * `src/ai/embeddings/distill/generate.ts --workdir $GW_RESEARCH` (corpus and piece
+ * passes) and `bench/research/squad-teacher.ts` first; see embeddings-and-fusion.md.
  *
  *   npx tsx bench/research/distill-eval.ts [--epochs N] [--lr X]
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadTeacher } from '../../src/ai/embeddings/distill/teacher';
-import { meanCosine, trainTable, type TrainExample } from '../../src/ai/embeddings/distill/train';
+import { foldDense, meanCosine, trainTable, type TrainExample } from '../../src/ai/embeddings/distill/train';
+import { encodeAsset } from '../../src/ai/embeddings/asset';
 import { StaticEncoder } from '../../src/ai/embeddings/static-encoder';
 import { UNKNOWN_ID } from '../../src/ai/embeddings/tokenizer';
 import { denseScores, recall, stack, topK } from './lib/retrieval';
@@ -62,7 +63,9 @@ const seen = count.reduce((a, c) => a + (c > 0 ? 1 : 0), 0);
 console.log(`vocab ${V}, pieces seen in corpus ${seen}`);
 
 const sif = (a: number) => Float32Array.from(teacher.vocabulary, ([, logp]) => a / (a + Math.exp(logp)));
-const head = { weights: teacher.headW, bias: teacher.headB, outputDim: DIM };
+const bias = teacher.headB;
+// Fold the head's dense layer into the table (see static-encoder.ts).
+const ctxT = foldDense(ctx, DIM, teacher.headW, DIM);
 
 // ---- training ---------------------------------------------------------------------
 const corpus = JSON.parse(readFileSync(join(DIR, 'corpus.json'), 'utf8')) as string[];
@@ -74,32 +77,48 @@ const examples: TrainExample[] = corpus.map((text, i) => ({
 // Deterministic held-out slice: every 20th sentence.
 const heldOut = examples.filter((_, i) => i % 20 === 0);
 const train = examples.filter((_, i) => i % 20 !== 0);
-const trainedPath = join(DIR, 'trained-table.f32');
-const epochs = arg('epochs', 8);
+const epochs = arg('epochs', 20);
 const lr = arg('lr', 0.003);
+const trainedPath = join(DIR, `trained-T-e${epochs}-lr${lr}.f32`);
 let trained: Float32Array;
-if (existsSync(trainedPath) && !process.argv.includes('--retrain')) {
-  trained = f32('trained-table.f32');
+if (existsSync(trainedPath)) {
+  trained = f32(trainedPath.slice(DIR.length + 1));
 } else {
-  trained = ctx.slice();
+  trained = ctxT.slice();
   const t = performance.now();
   const res = trainTable(trained, train, heldOut, {
-    dim: DIM, headW: teacher.headW, headB: teacher.headB, epochs, learningRate: lr, batchSize: 64, seed: 1,
+    dim: DIM, bias, epochs, learningRate: lr, batchSize: 64, seed: 1,
     log: (l) => console.log(`  ${l} (${((performance.now() - t) / 1000).toFixed(0)} s)`),
   });
   console.log(`trained: best epoch ${res.epoch}, held-out corpus cos ${res.cosine.toFixed(4)}`);
   writeFileSync(trainedPath, new Uint8Array(trained.buffer));
 }
-console.log(`held-out corpus cos: ctx ${meanCosine(ctx, heldOut, teacher.headW, teacher.headB, DIM).toFixed(4)}, trained ${meanCosine(trained, heldOut, teacher.headW, teacher.headB, DIM).toFixed(4)}`);
+console.log(`held-out corpus cos: ctx ${meanCosine(ctxT, heldOut, bias, DIM).toFixed(4)}, trained ${meanCosine(trained, heldOut, bias, DIM).toFixed(4)}`);
 
-const encoders: Record<string, StaticEncoder> = {
-  alone: new StaticEncoder({ tokenizer, table: alone, inputDim: DIM }),
-  'alone+SIF': new StaticEncoder({ tokenizer, table: alone, inputDim: DIM, pieceWeights: sif(1e-3) }),
-  ctx: new StaticEncoder({ tokenizer, table: ctx, inputDim: DIM, head }),
-  'ctx+SIF': new StaticEncoder({ tokenizer, table: ctx, inputDim: DIM, head, pieceWeights: sif(1e-3) }),
-  trained: new StaticEncoder({ tokenizer, table: trained, inputDim: DIM, head }),
-  'trained+SIF': new StaticEncoder({ tokenizer, table: trained, inputDim: DIM, head, pieceWeights: sif(1e-3) }),
+type Variant = { table: Float32Array; activation: 'tanh' | 'none'; bias?: Float32Array; pieceWeights?: Float32Array };
+const variants: Record<string, Variant> = {
+  alone: { table: alone, activation: 'none' },
+  'alone+SIF': { table: alone, activation: 'none', pieceWeights: sif(1e-3) },
+  ctx: { table: ctxT, activation: 'tanh', bias },
+  'ctx+SIF': { table: ctxT, activation: 'tanh', bias, pieceWeights: sif(1e-3) },
+  trained: { table: trained, activation: 'tanh', bias },
+  'trained+SIF': { table: trained, activation: 'tanh', bias, pieceWeights: sif(1e-3) },
 };
+mkdirSync(join(DIR, 'assets'), { recursive: true });
+const encoders: Record<string, StaticEncoder> = {};
+for (const [name, v] of Object.entries(variants)) {
+  encoders[name] = new StaticEncoder({ tokenizer, dimensions: DIM, ...v });
+  // Also as an asset, for squad-fusion.ts --asset.
+  const bytes = encodeAsset({
+    header: {
+      format: 'groundwork-static-embeddings', version: 1, modelId: 'local:use-lite-distilled@1',
+      vocabulary: teacher.vocabulary, dimensions: DIM, activation: v.activation, bias: !!v.bias,
+      pieceWeights: !!v.pieceWeights, provenance: { variant: name },
+    },
+    ...v,
+  });
+  writeFileSync(join(DIR, 'assets', `${name.replace('+', '-')}.bin`), bytes);
+}
 
 // ---- SQuAD ------------------------------------------------------------------------
 const squad = loadSquad();

@@ -9,12 +9,14 @@
  * plus MiniSearch (default BM25+ settings) as the peer. Parameters are tuned on the
  * even-indexed questions and reported on the odd-indexed ones (a fixed split).
  *
- *   npx tsx bench/research/squad-fusion.ts [--full] [--json out.json]
+ *   npx tsx bench/research/squad-fusion.ts [--asset path]... [--full] [--json out.json]
+ *     --asset  evaluate this static-embedding asset instead of the shipped one (repeatable;
+ *              distill-eval.ts writes its variants to $GW_RESEARCH/assets/)
  *     --full   also evaluate the full USE-lite vectors cached by the teacher runs in
- *              $GW_RESEARCH (see bench/research/README.md); reference only.
+ *              $GW_RESEARCH by squad-teacher.ts; reference only.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import MiniSearch from 'minisearch';
 import { createLocalEmbeddingProvider } from '../../src/ai/embeddings/local';
 import { Bm25Index, type Bm25Params } from './lib/bm25';
@@ -40,12 +42,17 @@ console.log(`SQuAD dev: ${P} paragraphs, ${squad.sentences.length} sentences; tu
 // ---- BM25 -------------------------------------------------------------------------
 const bm25 = new Bm25Index(squad.paragraphs);
 let bestBm25: { params: Bm25Params; r: Recall } | undefined;
-for (const k1 of [0.6, 0.9, 1.2, 1.5, 2.0]) {
-  for (const b of [0.3, 0.5, 0.75, 0.9]) {
+const grid: string[] = [];
+for (const k1 of [0.4, 0.6, 0.9, 1.2, 1.5, 2.0]) {
+  const row: string[] = [];
+  for (const b of [0.3, 0.5, 0.75, 0.9, 1.0]) {
     const r = recall(tuneQ.map((q) => topK(bm25.scoreAll(q.text, { k1, b }), 10)), goldTune);
+    row.push(`b=${b}: ${r.r1.toFixed(3)}/${r.r5.toFixed(3)}`);
     if (!bestBm25 || objective(r) > objective(bestBm25.r)) bestBm25 = { params: { k1, b }, r };
   }
+  grid.push(`  k1=${k1}  ${row.join('  ')}`);
 }
+console.log(`BM25 grid, tune R@1/R@5:\n${grid.join('\n')}`);
 const bm25Params = bestBm25!.params;
 const lexTune = tuneQ.map((q) => bm25.scoreAll(q.text, bm25Params));
 const lexTest = testQ.map((q) => bm25.scoreAll(q.text, bm25Params));
@@ -69,34 +76,39 @@ interface DenseSource {
   questions: Float32Array[];
 }
 
-const provider = createLocalEmbeddingProvider();
-await provider.embedQuery('warm up');
-const rssBefore = process.memoryUsage().rss;
-let t = performance.now();
-const localSentences = await provider.embedDocuments(squad.sentences);
-const sentencesSeconds = (performance.now() - t) / 1000;
-t = performance.now();
-const localParagraphs = await provider.embedDocuments(squad.paragraphs);
-const paragraphsSeconds = (performance.now() - t) / 1000;
-const latencies: number[] = [];
-const localQuestions: Float32Array[] = [];
-for (const q of squad.questions) {
-  const t0 = performance.now();
-  localQuestions.push(await provider.embedQuery(q.text));
-  latencies.push(performance.now() - t0);
+const assetPaths = process.argv.flatMap((a, i) => (a === '--asset' ? [process.argv[i + 1]!] : []));
+const sources: DenseSource[] = [];
+for (const assetPath of assetPaths.length ? assetPaths : [undefined]) {
+  const provider = createLocalEmbeddingProvider({ assetPath });
+  const name = assetPath ? `${provider.id} [${basename(assetPath)}]` : provider.id;
+  await provider.embedQuery('warm up');
+  const rssBefore = process.memoryUsage().rss;
+  let t = performance.now();
+  const sentences = await provider.embedDocuments(squad.sentences);
+  const sentencesSeconds = (performance.now() - t) / 1000;
+  t = performance.now();
+  const paragraphs = await provider.embedDocuments(squad.paragraphs);
+  const paragraphsSeconds = (performance.now() - t) / 1000;
+  const latencies: number[] = [];
+  const questions: Float32Array[] = [];
+  for (const q of squad.questions) {
+    const t0 = performance.now();
+    questions.push(await provider.embedQuery(q.text));
+    latencies.push(performance.now() - t0);
+  }
+  latencies.sort((a, b) => a - b);
+  const perf = {
+    sentencesPerSecond: Math.round(squad.sentences.length / sentencesSeconds),
+    paragraphsPerSecond: Math.round(P / paragraphsSeconds),
+    queryMs: { p50: +latencies[latencies.length >> 1]!.toFixed(3), p99: +latencies[Math.floor(latencies.length * 0.99)]!.toFixed(3) },
+    rss: mb(process.memoryUsage().rss),
+    rssGrowthDuringEmbedding: mb(process.memoryUsage().rss - rssBefore),
+  };
+  console.log(`${name}: ${perf.sentencesPerSecond} sentences/s, ${perf.paragraphsPerSecond} paragraphs/s (one thread), query p50 ${perf.queryMs.p50} ms p99 ${perf.queryMs.p99} ms, rss ${perf.rss}`);
+  results[`performance ${name}`] = perf;
+  sources.push({ name, sentences, paragraphs, questions });
 }
-latencies.sort((a, b) => a - b);
-const perf = {
-  sentencesPerSecond: Math.round(squad.sentences.length / sentencesSeconds),
-  paragraphsPerSecond: Math.round(P / paragraphsSeconds),
-  queryMs: { p50: +latencies[latencies.length >> 1]!.toFixed(3), p99: +latencies[Math.floor(latencies.length * 0.99)]!.toFixed(3) },
-  rss: mb(process.memoryUsage().rss),
-  rssGrowthDuringEmbedding: mb(process.memoryUsage().rss - rssBefore),
-};
-console.log(`${provider.id}: ${perf.sentencesPerSecond} sentences/s, ${perf.paragraphsPerSecond} paragraphs/s (one thread), query p50 ${perf.queryMs.p50} ms p99 ${perf.queryMs.p99} ms, rss ${perf.rss}`);
-results.localPerformance = perf;
 
-const sources: DenseSource[] = [{ name: provider.id, sentences: localSentences, paragraphs: localParagraphs, questions: localQuestions }];
 const research = process.env.GW_RESEARCH ?? '/tmp/gw-research';
 if (process.argv.includes('--full')) {
   if (!existsSync(join(research, 'squad-questions/1.embedding.f32'))) throw new Error(`--full needs teacher outputs in ${research}`);
@@ -127,10 +139,10 @@ function meanOfSentences(sentences: Float32Array[]): Float32Array[] {
 }
 
 const fusions: Fusion[] = [
-  ...[1, 5, 10, 20, 40, 60].flatMap((k) => [0.3, 0.4, 0.5, 0.6, 0.7].map((wLex) => ({ kind: 'rrf' as const, k, wLex }))),
+  ...[1, 5, 10, 20, 40, 60].flatMap((k) => [0.5, 0.6, 0.7, 0.8, 0.9].map((wLex) => ({ kind: 'rrf' as const, k, wLex }))),
   ...Array.from({ length: 21 }, (_, i) => ({ kind: 'zscore' as const, wLex: i / 20 })),
   ...Array.from({ length: 21 }, (_, i) => ({ kind: 'minmax' as const, wLex: i / 20 })),
-  ...[0.005, 0.01, 0.02, 0.03, 0.05, 0.08, 0.12, 0.2].map((wLex) => ({ kind: 'raw' as const, wLex })),
+  ...[0.01, 0.02, 0.03, 0.05, 0.08, 0.12, 0.2, 0.3, 0.5].map((wLex) => ({ kind: 'raw' as const, wLex })),
 ];
 const families = ['rrf', 'zscore', 'minmax', 'raw'] as const;
 
@@ -142,10 +154,21 @@ for (const src of sources) {
     'best sentence': { vectors: src.sentences, group: squad.sentenceParagraph },
   };
   const srcResults: Record<string, unknown> = {};
+  const dense: Record<string, { tune: Float32Array[]; test: Float32Array[] }> = {};
   for (const [rep, { vectors, group }] of Object.entries(reps)) {
     const docs = stack(vectors, DIM);
-    const denseTune = await denseScores(stack(tuneQ.map((q) => src.questions[q.index]!), DIM), docs, DIM, group, P);
-    const denseTest = await denseScores(stack(testQ.map((q) => src.questions[q.index]!), DIM), docs, DIM, group, P);
+    dense[rep] = {
+      tune: await denseScores(stack(tuneQ.map((q) => src.questions[q.index]!), DIM), docs, DIM, group, P),
+      test: await denseScores(stack(testQ.map((q) => src.questions[q.index]!), DIM), docs, DIM, group, P),
+    };
+  }
+  // A chunk stored with both its sentence vectors and its own vector: average the two cosines.
+  const average = (a: Float32Array[], b: Float32Array[]) => a.map((x, i) => x.map((v, j) => (v + b[i]![j]!) / 2));
+  dense['best sentence + chunk vector (mean of the two cosines)'] = {
+    tune: average(dense['best sentence']!.tune, dense['chunk vector']!.tune),
+    test: average(dense['best sentence']!.test, dense['chunk vector']!.test),
+  };
+  for (const [rep, { tune: denseTune, test: denseTest }] of Object.entries(dense)) {
     const denseOnly = recall(denseTest.map((s) => topK(s, 10)), goldTest);
     console.log(`-- ${rep}: dense only  test ${fmt(denseOnly)}`);
     const candTune: Candidates[] = denseTune.map((d, i) => candidates(lexTune[i]!, d, DEPTH));
@@ -163,7 +186,7 @@ for (const src of sources) {
     }
     // How sensitive is the winner family to its weight? (test numbers across the grid)
     const curve = fusions
-      .filter((f) => f.kind === 'zscore' && f.wLex >= 0.05 && f.wLex <= 0.6)
+      .filter((f) => f.kind === 'zscore' && f.wLex >= 0.5 && f.wLex <= 0.95)
       .map((f) => `${f.wLex.toFixed(2)}:${recall(candTest.map((c) => fuse(c, f)), goldTest).r1.toFixed(3)}`);
     console.log(`   z-score R@1 (test) by wLex  ${curve.join(' ')}`);
     srcResults[rep] = repResults;

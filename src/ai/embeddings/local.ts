@@ -1,6 +1,6 @@
 /**
  * The offline default embedding provider: Universal Sentence Encoder lite distilled into
- * a static piece table (see ./distill/ and bench/research/RESULTS.md for why).
+ * a static piece table (see ./distill/ and bench/research/embeddings-and-fusion.md for why).
  *
  * Guarantees: no network and no TensorFlow at run time; the asset is read and decoded
  * once per process however many providers are created (a shared loader); vectors are
@@ -15,6 +15,7 @@ import { PieceTokenizer } from './tokenizer';
 import type { EmbeddingProvider, EmbeddingVector } from './types';
 
 export const DEFAULT_STATIC_ASSET = fileURLToPath(new URL('./assets/use-lite-distilled-v1.bin', import.meta.url));
+export const LOCAL_EMBEDDING_MODEL_ID = 'local:use-lite-distilled@1';
 export const LOCAL_EMBEDDING_DIMENSIONS = 512;
 
 export interface LocalEmbeddingOptions {
@@ -37,12 +38,14 @@ export function loadLocalEncoder(assetPath: string = DEFAULT_STATIC_ASSET): Prom
   let loading = loaders.get(assetPath);
   if (!loading) {
     loading = readFile(assetPath).then((bytes) => {
-      const { header, table, headWeights, headBias } = decodeAsset(bytes);
+      const { header, table, bias, pieceWeights } = decodeAsset(bytes);
       const encoder = new StaticEncoder({
         tokenizer: new PieceTokenizer(header.vocabulary),
         table,
-        inputDim: header.inputDim,
-        head: header.head ? { weights: headWeights!, bias: headBias!, outputDim: header.outputDim } : undefined,
+        dimensions: header.dimensions,
+        activation: header.activation,
+        bias,
+        pieceWeights,
       });
       return { modelId: header.modelId, encoder };
     });
@@ -60,7 +63,7 @@ export function createLocalEmbeddingProvider(opts: LocalEmbeddingOptions = {}): 
   return {
     // The id is fixed (not read from the asset) so it is known before the lazy load;
     // loading an asset published under another id is refused below.
-    id: 'local:use-lite-distilled@1',
+    id: LOCAL_EMBEDDING_MODEL_ID,
     dimensions: LOCAL_EMBEDDING_DIMENSIONS,
     async embedDocuments(texts: string[]): Promise<EmbeddingVector[]> {
       const { encoder } = await checked(load());
@@ -80,8 +83,8 @@ export function createLocalEmbeddingProvider(opts: LocalEmbeddingOptions = {}): 
 
 async function checked(loading: Promise<LoadedLocalEncoder>): Promise<LoadedLocalEncoder> {
   const loaded = await loading;
-  if (loaded.modelId !== 'local:use-lite-distilled@1' || loaded.encoder.dimensions !== LOCAL_EMBEDDING_DIMENSIONS) {
-    throw new Error(`static-embedding asset is ${loaded.modelId} (${loaded.encoder.dimensions}-d), expected local:use-lite-distilled@1`);
+  if (loaded.modelId !== LOCAL_EMBEDDING_MODEL_ID || loaded.encoder.dimensions !== LOCAL_EMBEDDING_DIMENSIONS) {
+    throw new Error(`static-embedding asset is ${loaded.modelId} (${loaded.encoder.dimensions}-d), expected ${LOCAL_EMBEDDING_MODEL_ID}`);
   }
   return loaded;
 }

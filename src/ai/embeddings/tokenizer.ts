@@ -70,47 +70,37 @@ export class PieceTokenizer {
     for (const ch of text) symbols.push(ch.codePointAt(0)!);
     const n = symbols.length;
 
-    // Lattice edges grouped by end position; within one end position the reference
-    // visits start positions in ascending order, and so do we (starts are pushed in
-    // ascending order because the outer loop runs over starts ascending).
-    const edgeStart: number[][] = Array.from({ length: n + 1 }, () => []);
-    const edgeId: number[][] = Array.from({ length: n + 1 }, () => []);
+    // Viterbi over the piece lattice, relaxing forward from each start position. Starts
+    // are visited in ascending order, so every end position sees its candidate edges in
+    // the reference's order (ascending start), and the same update rule (`>=`, and the
+    // "0 means unset" test the reference uses) picks the same winner.
+    const best = new Float64Array(n + 1);
+    const words = new Int32Array(n + 1);
+    const relax = (start: number, end: number, id: number) => {
+      const score = this.scores[id]! + best[start]!;
+      if (best[end] === 0 || score >= best[end]!) {
+        best[end] = score;
+        words[end] = id;
+      }
+    };
     for (let i = 0; i < n; i++) {
       let node: TrieNode | undefined = this.root.children.get(symbols[i]!);
       let matched = false;
-      for (let j = i; j < n && node; j++) {
+      for (let j = i; node; ) {
         if (node.id >= 0) {
-          const end = i + this.symbolLengths[node.id]!;
-          edgeStart[end]!.push(i);
-          edgeId[end]!.push(node.id);
+          relax(i, i + this.symbolLengths[node.id]!, node.id);
           matched = true;
         }
-        node = j + 1 < n ? node.children.get(symbols[j + 1]!) : undefined;
+        j++;
+        node = j < n ? node.children.get(symbols[j]!) : undefined;
       }
-      if (!matched) {
-        edgeStart[i + 1]!.push(i);
-        edgeId[i + 1]!.push(UNKNOWN_ID);
-      }
-    }
-
-    const best = new Float64Array(n + 1);
-    const words = new Int32Array(n + 1);
-    for (let end = 0; end <= n; end++) {
-      const starts = edgeStart[end]!;
-      const ids = edgeId[end]!;
-      for (let k = 0; k < starts.length; k++) {
-        const id = ids[k]!;
-        // The reference steps back by the piece's UTF-16 length here (not its
-        // code-point length); identical for every piece in this vocabulary.
-        const score = this.scores[id]! + best[end - this.lengths[id]!]!;
-        if (best[end] === 0 || score >= best[end]!) {
-          best[end] = score;
-          words[end] = id;
-        }
-      }
+      // A character no piece starts with becomes one unknown piece.
+      if (!matched) relax(i, i + 1, UNKNOWN_ID);
     }
 
     const reversed: number[] = [];
+    // The reference steps back by the piece's UTF-16 length (not its code-point length);
+    // the two agree for every piece of this vocabulary.
     for (let iter = n; iter > 0; iter -= this.lengths[words[iter]!]!) reversed.push(words[iter]!);
     const out: number[] = [];
     let previousUnknown = false;

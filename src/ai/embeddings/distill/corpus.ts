@@ -9,14 +9,8 @@
  */
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { splitSentences } from '../sentences';
 
-export function splitSentences(text: string): string[] {
-  return text
-    .replace(/\s+/g, ' ')
-    .split(/(?<=[.!?])\s+(?=["'“(\[]?[A-Z0-9])/)
-    .map((s) => s.trim())
-    .filter(Boolean);
-}
 
 /** Keep prose-like sentences: mostly letters, a few words, not a code line or a table row. */
 function isProse(s: string): boolean {

@@ -9,7 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import * as tf from '@energetic-ai/core';
+import { tf, type Tensor } from './tf';
 import { PieceTokenizer, type Vocabulary } from '../tokenizer';
 
 const require = createRequire(import.meta.url);
@@ -42,7 +42,7 @@ export async function loadTeacher(): Promise<Teacher> {
   const vocabulary = JSON.parse(await readFile(join(MODEL_DIR, 'vocab.json'), 'utf8')) as Vocabulary;
   await tf.ready();
   const model = await tf.loadGraphModel(`file://${MODEL_DIR}/model.json`);
-  const weight = (name: string) => (model as unknown as { weights: Record<string, tf.Tensor[]> }).weights[name]![0]!;
+  const weight = (name: string) => model.weights[name]![0]!;
   const headW = weight('module/Encoder_en/hidden_layers/tanh_layer_0/weights').dataSync() as Float32Array;
   const headB = weight('module/Encoder_en/hidden_layers/tanh_layer_0/bias').dataSync() as Float32Array;
 
@@ -55,7 +55,7 @@ export async function loadTeacher(): Promise<Teacher> {
     const indices = tf.tensor2d(flatIdx, [flatVal.length, 2], 'int32');
     const values = tf.tensor1d(flatVal, 'int32');
     const outputs = withStates ? [OUT_EMBEDDING, OUT_POOLED, OUT_STATES] : [OUT_EMBEDDING, OUT_POOLED];
-    const result = (await model.executeAsync({ indices, values }, outputs)) as tf.Tensor[];
+    const result = (await model.executeAsync({ indices, values }, outputs)) as Tensor[];
     indices.dispose();
     values.dispose();
     const [emb, pooled, states] = result;
