@@ -21,10 +21,8 @@ import { createKb } from '../src/services/kbs/create-kb';
 import { createOrg } from '../src/services/orgs/create-org';
 import { collectAnswer } from '../src/services/rag/answer-stream';
 import { DEFAULT_FUSION, fuse, type FusionWeights } from '../src/services/rag/fuse';
-import { lexicalSearch } from '../src/services/rag/lexical-search';
-import { retrieve, type RetrievalMode } from '../src/services/rag/retrieve';
+import { retrieve, scoreCandidates, type RetrievalMode } from '../src/services/rag/retrieve';
 import { startSearch } from '../src/services/rag/search';
-import { vectorSearch } from '../src/services/rag/vector-search';
 import { openBenchRuntime, type BenchDb } from './lib/bench-runtime';
 import { containsAnswer, everyKth, loadSquad } from './lib/squad';
 
@@ -117,11 +115,8 @@ try {
     // Candidate lists once per question, then every weight on the same lists.
     const lists = await mapLimit(questions, concurrency, async (q) => {
       const provider = rt.deps.embeddings.get(kbRow.embedding_model)!;
-      const [lex, den] = await Promise.all([
-        lexicalSearch(rt.deps.db, kbRow.id, q.question, 50),
-        provider.embedQuery(q.question).then((v) => vectorSearch(rt.deps.db, kbRow.id, provider.id, v, 50)),
-      ]);
-      return { lex, den };
+      const embedding = await provider.embedQuery(q.question);
+      return scoreCandidates(rt.deps.db, kbRow.id, q.question, { model: provider.id, embedding }, { pool: 50, lexical: true });
     });
     const chunkDoc = new Map(
       (await rt.deps.db.selectFrom('chunks').select(['id', 'document_id']).where('kb_id', '=', kbRow.id).execute()).map((c) => [c.id, docToParagraph.get(c.document_id)]),
@@ -133,7 +128,7 @@ try {
       questions.forEach((q, i) => {
         if (i % 2 !== parity) return;
         n++;
-        const ranked = fuse(lists[i]!.lex, lists[i]!.den, w).map((r) => chunkDoc.get(r.id));
+        const ranked = fuse(lists[i]!.candidates, w).map((r) => chunkDoc.get(r.id));
         const docs = [...new Set(ranked)];
         if (docs[0] === q.paragraph) r1++;
         if (docs.slice(0, 5).includes(q.paragraph)) r5++;

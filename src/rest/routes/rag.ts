@@ -1,6 +1,7 @@
 /** /api/rag/*: single-shot search and multi-turn chat, as JSON or as server-sent events. */
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { collectChat, startChat, ZChatInput } from '../../services/chat/send-chat-message';
+import type { Context } from 'hono';
+import { collectChat, startChat, ZChatInput, type ChatEvent } from '../../services/chat/send-chat-message';
 import { collectAnswer } from '../../services/rag/answer-stream';
 import { ZCitation } from '../../services/rag/citations';
 import { startSearch, ZSearchInput } from '../../services/rag/search';
@@ -10,6 +11,24 @@ import { sseResponse } from '../sse';
 
 const SSE_DESCRIPTION =
   'With `stream: true`: text/event-stream with events `citations`, `delta` (repeated), then `done` (or `error`); chat sends `session` first.';
+
+/**
+ * Both endpoints: start the service's event stream (errors before the first event stay ordinary JSON
+ * errors), then either forward it as SSE or collect it into the JSON body. A client that goes away
+ * aborts generation.
+ */
+async function answer<E extends ChatEvent, R>(
+  c: Context<HonoEnv>,
+  stream: boolean | undefined,
+  start: (signal: AbortSignal) => Promise<AsyncIterable<E>>,
+  collect: (events: AsyncIterable<E>) => Promise<R>,
+) {
+  const abort = new AbortController();
+  c.req.raw.signal?.addEventListener('abort', () => abort.abort());
+  const events = await start(abort.signal);
+  if (stream) return sseResponse(c, abort, events, { heartbeatMs: c.var.svc.config.sseHeartbeatMs }) as never;
+  return c.json(await collect(events), 200);
+}
 
 export function registerRagRoutes(app: OpenAPIHono<HonoEnv>) {
   app.openapi(
@@ -32,14 +51,7 @@ export function registerRagRoutes(app: OpenAPIHono<HonoEnv>) {
         ...errorResponses(400, 404, 413, 415, 503),
       },
     }),
-    async (c) => {
-      const input = c.req.valid('json');
-      const abort = new AbortController();
-      c.req.raw.signal?.addEventListener('abort', () => abort.abort());
-      const events = await startSearch(c.var.svc, input, abort.signal);
-      if (input.stream) return sseResponse(c, abort, events, { heartbeatMs: c.var.svc.config.sseHeartbeatMs }) as never;
-      return c.json(await collectAnswer(events), 200);
-    },
+    async (c) => answer(c, c.req.valid('json').stream, (signal) => startSearch(c.var.svc, c.req.valid('json'), signal), collectAnswer),
   );
 
   app.openapi(
@@ -62,13 +74,6 @@ export function registerRagRoutes(app: OpenAPIHono<HonoEnv>) {
         ...errorResponses(400, 404, 413, 415, 503),
       },
     }),
-    async (c) => {
-      const input = c.req.valid('json');
-      const abort = new AbortController();
-      c.req.raw.signal?.addEventListener('abort', () => abort.abort());
-      const events = await startChat(c.var.svc, input, abort.signal);
-      if (input.stream) return sseResponse(c, abort, events, { heartbeatMs: c.var.svc.config.sseHeartbeatMs }) as never;
-      return c.json(await collectChat(events), 200);
-    },
+    async (c) => answer(c, c.req.valid('json').stream, (signal) => startChat(c.var.svc, c.req.valid('json'), signal), collectChat),
   );
 }

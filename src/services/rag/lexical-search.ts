@@ -13,7 +13,8 @@ export const BM25 = { k1: 0.6, b: 0.9 } as const;
 
 export type LexicalHit = { id: ChunkId; bm25: number };
 
-export async function lexicalSearch(db: Db, kbId: KbId, query: string, limit: number): Promise<LexicalHit[]> {
+/** Top `limit` chunks by BM25; with `onlyIds`, the exact BM25 of just those chunks (absent = no match). */
+export async function lexicalSearch(db: Db, kbId: KbId, query: string, limit: number, onlyIds?: ChunkId[]): Promise<LexicalHit[]> {
   const k1 = sql.lit(BM25.k1);
   const b = sql.lit(BM25.b);
   const { rows } = await sql<LexicalHit>`
@@ -37,6 +38,7 @@ export async function lexicalSearch(db: Db, kbId: KbId, query: string, limit: nu
       select c.id, c.tsv, c.lexeme_count
       from chunks c
       where c.kb_id = ${kbId}
+        ${onlyIds ? sql`and c.id = any(${onlyIds})` : sql``}
         and c.tsv @@ (select coalesce(string_agg(quote_literal(lexeme), ' | '), '')::tsquery from idf)
     )
     select cand.id,

@@ -27,3 +27,14 @@ export async function vectorSearch(db: Db, kbId: KbId, model: string, embedding:
     return rows.sort((a, b) => b.similarity - a.similarity);
   });
 }
+
+/** Exact cosine similarity of specific chunks (candidates found by full-text search). */
+export async function vectorSimilarities(db: Db, kbId: KbId, model: string, embedding: Float32Array, ids: ChunkId[]): Promise<VectorHit[]> {
+  if (ids.length === 0) return [];
+  const dims = sql.raw(String(Math.trunc(embedding.length)));
+  const { rows } = await sql<VectorHit>`
+    select id, (1 - (embedding::vector(${dims}) <=> ${toVectorLiteral(embedding)}::vector(${dims})))::float8 as similarity
+    from chunks
+    where kb_id = ${kbId} and id = any(${ids}) and embedding_dimensions = ${embedding.length} and embedding_model = ${model}`.execute(db);
+  return rows;
+}
