@@ -11,8 +11,12 @@ export type Db = Kysely<Database>;
 // COUNT(*) and bigint columns arrive as strings by default; our counts fit comfortably in a double.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
 
-export function createPool(connectionString: string, max: number): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000 });
+/**
+ * On the embedded database every statement runs one after another, so under load a connection can
+ * legitimately wait longer for its turn than a PostgreSQL client should ever wait for a connection.
+ */
+export function createPool(connectionString: string, max: number, opts: { embedded?: boolean } = {}): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: opts.embedded ? 120_000 : 10_000 });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   return pool;

@@ -54,7 +54,7 @@ export async function openDatabase(
     }
   }
 
-  const pool = createPool(connectionString, mode === 'postgres' ? config.databasePoolSize : 10);
+  const pool = createPool(connectionString, mode === 'postgres' ? config.databasePoolSize : 10, { embedded: mode !== 'postgres' });
   const db = createDb(pool);
   try {
     if (migrate) await migrateToLatest(db, pool);

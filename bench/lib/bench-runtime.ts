@@ -19,7 +19,7 @@ export async function openBenchRuntime(kind: BenchDb, env: Record<string, string
   let stopCluster = () => {};
   if (kind === 'embedded') {
     const embedded = await openEmbeddedDatabase({ dataDir: null });
-    const pool = createPool(embedded.connectionString, 10);
+    const pool = createPool(embedded.connectionString, 10, { embedded: true });
     const db = createDb(pool);
     database = { db, pool, connectionString: embedded.connectionString, mode: 'embedded', close: async () => (await db.destroy(), await embedded.close()) };
   } else {

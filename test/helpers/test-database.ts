@@ -17,7 +17,7 @@ export async function createTestDatabase(kind: TestDbKind = testDbKind): Promise
   if (kind === 'embedded') {
     const { openEmbeddedDatabase } = await import('../../db/embedded/open-embedded');
     const embedded = await openEmbeddedDatabase({ dataDir: null });
-    const pool = createPool(embedded.connectionString, 10);
+    const pool = createPool(embedded.connectionString, 10, { embedded: true });
     const db = createDb(pool);
     await migrateToLatest(db, pool);
     return {
