@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { startThrowawayCluster } from '../test/infra/postgres-cluster';
-import { rssMb, startServer, type StartedServer } from './lib/server-process';
+import { rssMb, startServer, type StartedServer } from '../test/helpers/server-process';
 
 const { values } = parseArgs({
   options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' }, only: { type: 'string' } },

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { startThrowawayCluster } from '../test/infra/postgres-cluster';
-import { rssMb, startServer, type StartedServer } from './lib/server-process';
+import { rssMb, startServer, type StartedServer } from '../test/helpers/server-process';
 
 const DOCS = path.resolve(import.meta.dirname, '../../shared/data/docs');
 const { values } = parseArgs({ options: { db: { type: 'string', default: 'embedded' } } });

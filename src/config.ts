@@ -41,7 +41,7 @@ const ZEnv = z.object({
   WIDGET_SESSION_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(10),
   /** Behind one reverse proxy (Heroku router, nginx): take the client IP from the last X-Forwarded-For entry. */
   TRUST_PROXY: bool.default(false),
-  /** Comma-separated; empty means the dashboard-style GraphiQL is only on in development. */
+  /** Serve GraphiQL at /graphql; defaults to on in development only. */
   GRAPHIQL: bool.optional(),
 });
 

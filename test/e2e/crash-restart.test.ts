@@ -9,7 +9,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readRunningServer } from '../../db/embedded/open-embedded';
-import { startServer } from '../../bench/lib/server-process';
+import { startServer } from '../helpers/server-process';
 
 const DOCS = path.resolve(import.meta.dirname, '../../../shared/data/docs');
 const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-crash-'));

@@ -3,33 +3,17 @@
  * next to the running server (it must attach, not open the directory twice), graceful SIGTERM, and
  * a restart that keeps the data and prints no second key.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startServer } from '../helpers/server-process';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-'));
-const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', NODE_ENV: 'production', DATABASE_URL: '' };
-
-function startServer(): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 90_000);
-    child.stdout!.on('data', () => {
-      const m = out.match(/listening on (http:\/\/[\d.]+:\d+)/);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, url: m[1]!, output: () => out });
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`server exited ${code}:\n${out}`)));
-  });
-}
+const serverEnv = { DATA_DIR: dataDir, DATABASE_URL: '' };
+const env = { ...process.env, ...serverEnv, LOG_LEVEL: 'warn', NODE_ENV: 'production' };
 
 /** Async on purpose: a blocking spawn would stall the test's event loop and break kept-alive sockets. */
 function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -40,7 +24,7 @@ function cli(...args: string[]): Promise<{ code: number | null; stdout: string; 
   });
 }
 
-const stop = (child: ChildProcess) =>
+const stopAndReportCode = (child: ChildProcess) =>
   new Promise<number | null>((resolve) => {
     child.once('exit', (code) => resolve(code));
     child.kill('SIGTERM');
@@ -50,9 +34,9 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 describe('npm start on the embedded default, with the CLI beside it', () => {
   it('prints a first key once, serves the API, lets the CLI manage orgs while running, and restarts cleanly', async () => {
-    const first = await startServer();
-    const key = first.output().match(/API key:\s+(gw_[0-9A-Za-z]{40})/)?.[1];
-    expect(key, first.output()).toBeDefined();
+    const first = await startServer(serverEnv);
+    const key = first.apiKey;
+    expect(key, first.output()).toMatch(/^gw_[0-9A-Za-z]{40}$/);
 
     const kbs = await fetch(`${first.url}/api/kbs`, { headers: { 'x-api-key': key! } });
     expect(kbs.status).toBe(200);
@@ -81,14 +65,14 @@ describe('npm start on the embedded default, with the CLI beside it', () => {
     expect(duplicate.code).toBe(1);
     expect(duplicate.stderr).toMatch(/already exists/);
 
-    expect(await stop(first.child)).toBe(0);
+    expect(await stopAndReportCode(first.child)).toBe(0);
 
     // Restart: data persisted, no second key printed, old keys still work.
-    const again = await startServer();
+    const again = await startServer(serverEnv);
     expect(again.output()).not.toMatch(/API key:/);
     const list = await fetch(`${again.url}/api/kbs`, { headers: acme });
     expect((await list.json()).kbs.map((k: { name: string }) => k.name)).toEqual(['Handbook']);
-    expect(await stop(again.child)).toBe(0);
+    expect(await stopAndReportCode(again.child)).toBe(0);
 
     // With no server running the CLI opens the directory itself.
     const offline = await cli('org', 'list', '--json');
