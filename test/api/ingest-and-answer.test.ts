@@ -8,18 +8,8 @@ import { createOrgWithKey } from '../helpers/factories';
 import { runQueuedJobs } from '../helpers/jobs';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 import { uploadFile } from '../helpers/upload';
+import { ZEPHYR_MD } from '../fixtures/zephyr';
 
-const ZEPHYR = `# Zephyr-9 drone
-
-## Manufacturer
-The Zephyr-9 is made by Northwind Aerial, a company based in Tromsø, Norway.
-
-## Flight
-The Zephyr-9 can fly for 47 minutes on a single battery charge. Its top speed is 72 km/h.
-
-## Charging
-A full charge of the battery takes 90 minutes with the supplied charger.
-`;
 
 const BAKERY = `Opening hours of the Rye & Crumb bakery.
 The bakery opens at 7 am on weekdays and at 8 am on Saturdays. It is closed on Sundays.
@@ -35,7 +25,7 @@ beforeAll(async () => {
   apiKey = (await createOrgWithKey(t.deps)).api_key;
   api = restClient(t.app, apiKey);
   kbId = (await api.post('/api/kbs', { name: 'Products' })).body.kb.id;
-  const up1 = await uploadFile(t.app, apiKey, kbId, { name: 'zephyr.md', bytes: ZEPHYR });
+  const up1 = await uploadFile(t.app, apiKey, kbId, { name: 'zephyr.md', bytes: ZEPHYR_MD });
   const up2 = await uploadFile(t.app, apiKey, kbId, { name: 'bakery.txt', bytes: BAKERY });
   expect(up1.status).toBe(202);
   expect(up1.body.document).toMatchObject({ status: 'processing', filename: 'zephyr.md' });

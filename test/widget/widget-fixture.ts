@@ -37,17 +37,9 @@ export async function createWidgetTestApp(opts: { env?: Record<string, string> }
   };
 }
 
-export const ZEPHYR_MD = `# Zephyr-9 drone
+import { ZEPHYR_MD } from '../fixtures/zephyr';
 
-## Manufacturer
-The Zephyr-9 is made by Northwind Aerial, a company based in Tromsø, Norway.
-
-## Flight
-The Zephyr-9 can fly for 47 minutes on a single battery charge. Its top speed is 72 km/h.
-
-## Charging
-A full charge of the battery takes 90 minutes with the supplied charger.
-`;
+export { ZEPHYR_MD };
 
 export type WidgetOrg = { slug: string; orgId: string; apiKey: string; kbId: string; kbName: string };
 
