@@ -12,6 +12,14 @@ export type Db = Kysely<Database>;
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
 
 /**
+ * Every connection's pgvector settings. Iterative index scans keep an HNSW search going until it has
+ * `limit` rows of the queried KB, however small that KB is within the shared index
+ * (src/services/rag/vector-search.ts). Unknown to Postgres before pgvector loads, they wait as
+ * placeholders.
+ */
+const SESSION_SETTINGS = 'set hnsw.iterative_scan = relaxed_order; set hnsw.ef_search = 40';
+
+/**
  * On the embedded database every statement runs one after another, so under load a connection can
  * legitimately wait longer for its turn than a PostgreSQL client should ever wait for a connection.
  */
@@ -19,6 +27,9 @@ export function createPool(connectionString: string, max: number, opts: { embedd
   const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: opts.embedded ? 120_000 : 10_000 });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  // Queued ahead of the client's first query. Best effort: without them a search still works but can
+  // find fewer neighbours than asked for in a small KB.
+  pool.on('connect', (client) => void client.query(SESSION_SETTINGS).catch(() => {}));
   return pool;
 }
 

@@ -2,7 +2,7 @@
  * Kysely's view of the schema: the single source of truth for row types. Migrations under
  * db/migrations/ must keep it true.
  */
-import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable, Updateable } from 'kysely';
 import type { ApiKeyId, ChunkId, DocumentId, KbId, MessageId, OrgId, SessionId } from '../src/ids';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -86,8 +86,8 @@ export interface ChunksTable {
   page: number | null;
   url: string | null;
   token_count: number;
-  /** Number of lexemes in tsv: the BM25 document length. */
-  lexeme_count: number;
+  /** Tokens in tsv (lexemes with repeats): the BM25 document length. Generated from tsv. */
+  lexeme_count: GeneratedAlways<number>;
   tsv: string;
   embedding: string | null;
   embedding_dimensions: number | null;
@@ -119,6 +119,20 @@ export interface AppSecretsTable {
   created_at: Generated<Date>;
 }
 
+/** Maintained by triggers on chunks (migration 0004): document frequency of each lexeme in a KB. */
+export interface KbLexiconTable {
+  kb_id: KbId;
+  lexeme: string;
+  df: number;
+}
+
+/** Maintained by triggers on chunks: a KB's chunk count and total chunk length in tokens. */
+export interface KbLexiconTotalsTable {
+  kb_id: KbId;
+  chunks: number;
+  tokens: number;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -126,6 +140,8 @@ export interface Database {
   documents: DocumentsTable;
   document_files: DocumentFilesTable;
   chunks: ChunksTable;
+  kb_lexicon: KbLexiconTable;
+  kb_lexicon_totals: KbLexiconTotalsTable;
   chat_sessions: ChatSessionsTable;
   chat_messages: ChatMessagesTable;
   app_secrets: AppSecretsTable;

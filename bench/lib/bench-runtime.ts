@@ -15,6 +15,7 @@ import { startThrowawayCluster } from '../../test/infra/postgres-cluster';
 export type BenchDb = 'embedded' | 'postgres';
 
 export async function openBenchRuntime(kind: BenchDb, env: Record<string, string> = {}) {
+  const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000000', DATA_DIR: '/nonexistent', ...env, ...(process.env.OPENAI_API_KEY ? { OPENAI_API_KEY: process.env.OPENAI_API_KEY } : {}) });
   let database: DatabaseHandle;
   let stopCluster = () => {};
   if (kind === 'embedded') {
@@ -26,12 +27,12 @@ export async function openBenchRuntime(kind: BenchDb, env: Record<string, string
     const cluster = process.env.TEST_DATABASE_URL ? null : await startThrowawayCluster();
     const url = process.env.TEST_DATABASE_URL ?? cluster!.url;
     stopCluster = () => cluster?.stop();
-    const pool = createPool(url, 20);
+    // The pool `npm start` would open (DATABASE_POOL_SIZE, default 10).
+    const pool = createPool(url, config.databasePoolSize);
     const db = createDb(pool);
     database = { db, pool, connectionString: url, mode: 'postgres', close: async () => db.destroy() };
   }
   await migrateToLatest(database.db, database.pool);
-  const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000000', DATA_DIR: '/nonexistent', ...env, ...(process.env.OPENAI_API_KEY ? { OPENAI_API_KEY: process.env.OPENAI_API_KEY } : {}) });
   const logger = createLogger(config.logLevel, { stderr: true });
   const deps: AppDeps = { db: database.db, config, logger, ...createAiDeps(config) };
   return {

@@ -4,6 +4,7 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../../../db/connect';
+import { vectorParam } from '../../../db/vector-param';
 import type { DocumentId, KbId } from '../../ids';
 import { newId } from '../../ids';
 import type { Chunk } from '../../ingest/types';
@@ -11,8 +12,6 @@ import type { Chunk } from '../../ingest/types';
 export type EmbeddedChunk = Chunk & { embedding: Float32Array | null };
 
 const BATCH = 200;
-
-export const toVectorLiteral = (v: Float32Array | number[]) => `[${Array.from(v, (x) => (Number.isFinite(x) ? x : 0)).join(',')}]`;
 
 /** Returns false when the document no longer exists (deleted while it was being ingested). */
 export async function storeChunks(
@@ -39,20 +38,15 @@ export async function storeChunks(
           page: c.page ?? null,
           url: c.url ?? null,
           token_count: c.tokenCount,
-          lexeme_count: 0, // filled from the tsvector below
           // Headings are indexed with the text: a question often names the section it is about.
           tsv: sql<string>`to_tsvector('english', ${heading ? `${heading}\n${c.text}` : c.text})`,
-          embedding: c.embedding ? sql<string>`${toVectorLiteral(c.embedding)}::vector` : null,
+          embedding: c.embedding ? sql<string>`${vectorParam(c.embedding)}::vector` : null,
           embedding_dimensions: c.embedding ? meta.dimensions : null,
           embedding_model: c.embedding ? meta.model : null,
         };
       });
       await trx.insertInto('chunks').values(rows).execute();
     }
-    // BM25 needs each chunk's length in lexemes (with repeats), which only the tsvector knows.
-    await sql`update chunks set lexeme_count = (
-        select coalesce(sum(coalesce(array_length(t.positions, 1), 1)), 0)::int from unnest(chunks.tsv) t
-      ) where document_id = ${doc.id}`.execute(trx);
     await trx
       .updateTable('documents')
       .set({ status: 'ready', error: null, chunk_count: chunks.length, pages: meta.pages, updated_at: new Date() })

@@ -9,7 +9,7 @@ import type { AppDeps } from '../../context';
 import type { KbId } from '../../ids';
 import { enqueueJob } from '../../jobs/enqueue';
 import { embeddingText } from '../documents/embed-chunks';
-import { toVectorLiteral } from '../documents/store-chunks';
+import { vectorParam } from '../../../db/vector-param';
 
 export async function enqueueReembeddingWhereNeeded(deps: Pick<AppDeps, 'db' | 'embeddings' | 'logger'>): Promise<number> {
   const target = deps.embeddings.default.id;
@@ -49,7 +49,7 @@ export async function reembedKb(deps: Pick<AppDeps, 'db' | 'embeddings' | 'logge
       for (const [i, c] of chunks.entries()) {
         await trx
           .updateTable('chunks')
-          .set({ embedding: sql`${toVectorLiteral(vectors[i]!)}::vector`, embedding_dimensions: provider.dimensions, embedding_model: provider.id })
+          .set({ embedding: sql`${vectorParam(vectors[i]!)}::vector`, embedding_dimensions: provider.dimensions, embedding_model: provider.id })
           .where('id', '=', c.id)
           .execute();
       }

@@ -1,110 +1,72 @@
 /**
  * BM25 over a KB's chunks, in SQL. Postgres' ts_rank is not BM25 (no inverse document frequency,
- * no length saturation) and measured clearly worse, so we score it ourselves from the tsvectors:
- * term frequencies come from each chunk's tsvector positions, document frequencies from the GIN
- * index, and chunk lengths from `lexeme_count`, stored at ingestion.
+ * no length saturation) and measured clearly worse, so we score it ourselves:
+ *   - document frequencies and the KB's size come from kb_lexicon / kb_lexicon_totals, which
+ *     triggers keep exact (migration 0004): one index probe per query term;
+ *   - term frequencies come from each chunk's tsvector (see `termFrequencySql`);
+ *   - chunk lengths from the generated column `lexeme_count`.
  *
  * Speed on large KBs: candidates are the chunks containing at least one of the query's *rarer*
- * terms (document frequency up to 0.5% of the KB or 50 chunks, or the rarest term when all are common). A chunk
- * that matches only very common words cannot outscore one that matches a rare word by enough to
- * matter for the top 50, and skipping them keeps a 50,000-chunk KB from scoring thousands of rows.
- * Every candidate is still scored on all query terms.
+ * terms (document frequency up to 0.5% of the KB or 50 chunks, or the rarest term when all are
+ * common). A chunk that matches only very common words cannot outscore one that matches a rare word
+ * by enough to matter for the top 50, and skipping them keeps a 50,000-chunk KB from scoring
+ * thousands of rows. Every candidate is still scored on all query terms.
  */
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../../db/connect';
-import type { ChunkId, KbId } from '../../ids';
+import type { KbId } from '../../ids';
 
 // Tuned on half of SQuAD dev (research in bench/research/): a plateau around k1 0.4-0.9, b 0.75-1.0.
 export const BM25 = { k1: 0.6, b: 0.9 } as const;
 const RARE_TERM_SHARE = 0.005;
 
-export type LexicalHit = { id: ChunkId; bm25: number };
+export type QueryTerm = { lexeme: string; df: number; idf: number };
 
-type KbStats = { n: number; avgdl: number };
-const STATS_TTL_MS = 30_000;
-/** Counting a big KB's chunks costs tens of ms; its size barely moves in 30 s. Small KBs are not cached. */
-const statsCache = new Map<KbId, { at: number; stats: KbStats }>();
+/** What BM25 needs to know about one query in one KB; null when no query term occurs in the KB. */
+export type LexicalQuery = { terms: QueryTerm[]; generators: QueryTerm[]; avgdl: number };
 
-async function kbStats(db: Db, kbId: KbId): Promise<KbStats> {
-  const hit = statsCache.get(kbId);
-  if (hit && Date.now() - hit.at < STATS_TTL_MS) return hit.stats;
-  const { rows } = await sql<KbStats>`
-    select count(*)::float8 as n, greatest(coalesce(avg(lexeme_count), 1), 1)::float8 as avgdl from chunks where kb_id = ${kbId}`.execute(db);
-  const stats = rows[0]!;
-  if (stats.n >= 5_000) {
-    if (statsCache.size > 1_000) statsCache.clear();
-    statsCache.set(kbId, { at: Date.now(), stats });
-  } else statsCache.delete(kbId);
-  return stats;
+export async function lexicalQuery(db: Db, kbId: KbId, query: string): Promise<LexicalQuery | null> {
+  const { rows } = await sql<{ lexeme: string; df: number; chunks: number; tokens: number }>`
+    select l.lexeme, l.df, t.chunks::float8 as chunks, t.tokens::float8 as tokens
+    from unnest(to_tsvector('english', ${query})) u
+    join kb_lexicon l on l.kb_id = ${kbId} and l.lexeme = u.lexeme
+    join kb_lexicon_totals t on t.kb_id = ${kbId}
+    where l.df > 0 and t.chunks > 0`.execute(db);
+  if (rows.length === 0) return null;
+  const n = rows[0]!.chunks;
+  const terms = rows
+    .map((r) => ({ lexeme: r.lexeme, df: r.df, idf: Math.log(1 + (n - r.df + 0.5) / (r.df + 0.5)) }))
+    .sort((a, b) => a.df - b.df);
+  const rare = terms.filter((t) => t.df <= Math.max(50, n * RARE_TERM_SHARE));
+  return { terms, generators: rare.length > 0 ? rare : terms.slice(0, 1), avgdl: Math.max(1, rows[0]!.tokens / n) };
 }
 
-/** A lexeme quoted for tsquery syntax (quotes and backslashes escaped). */
+/** A lexeme as a tsquery literal (quotes and backslashes escaped): never re-parsed into other words. */
 const tsqueryLiteral = (lexeme: string) => `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 
-/**
- * Document frequency of each query lexeme. On big KBs the counts of common words (thousands of
- * index entries each) are cached like the KB size; rare words, whose counts matter most, are
- * always counted fresh.
- */
-const dfCache = new Map<string, { at: number; df: number }>();
-async function termFrequencies(db: Db, kbId: KbId, query: string, stats: KbStats): Promise<Array<{ lexeme: string; df: number }>> {
-  const { rows: lexemes } = await sql<{ lexeme: string }>`select distinct lexeme from unnest(to_tsvector('english', ${query}))`.execute(db);
-  const now = Date.now();
-  const cached = new Map<string, number>();
-  for (const { lexeme } of lexemes) {
-    const hit = dfCache.get(`${kbId}\u0000${lexeme}`);
-    if (hit && now - hit.at < STATS_TTL_MS) cached.set(lexeme, hit.df);
-  }
-  const missing = lexemes.map((l) => l.lexeme).filter((l) => !cached.has(l));
-  if (missing.length > 0) {
-    const { rows } = await sql<{ lexeme: string; df: number }>`
-      select t.lexeme,
-             (select count(*) from chunks c where c.kb_id = ${kbId} and c.tsv @@ to_tsquery('simple', quote_literal(t.lexeme)))::float8 as df
-      from unnest(${missing}::text[]) as t(lexeme)`.execute(db);
-    for (const r of rows) {
-      cached.set(r.lexeme, r.df);
-      if (stats.n >= 5_000 && r.df >= 500) {
-        if (dfCache.size > 100_000) dfCache.clear();
-        dfCache.set(`${kbId}\u0000${r.lexeme}`, { at: now, df: r.df });
-      }
-    }
-  }
-  return [...cached].map(([lexeme, df]) => ({ lexeme, df }));
+/** Condition (GIN-indexed) for the chunks worth scoring: those containing a generator term. */
+export function candidateSql(q: LexicalQuery, chunk: string): RawBuilder<boolean> {
+  return sql<boolean>`${sql.ref(`${chunk}.tsv`)} @@ ${q.generators.map((t) => tsqueryLiteral(t.lexeme)).join(' | ')}::tsquery`;
 }
 
-/** Top `limit` chunks by BM25; with `onlyIds`, the exact BM25 of just those chunks (absent = no match). */
-export async function lexicalSearch(db: Db, kbId: KbId, query: string, limit: number, onlyIds?: ChunkId[]): Promise<LexicalHit[]> {
-  const stats = await kbStats(db, kbId);
-  if (stats.n === 0) return [];
-  const terms = await termFrequencies(db, kbId, query, stats);
-  const present = terms.filter((t) => t.df > 0).sort((a, b) => a.df - b.df);
-  if (present.length === 0) return [];
-  const rare = present.filter((t) => t.df <= Math.max(50, stats.n * RARE_TERM_SHARE));
-  const generators = onlyIds ? present : rare.length > 0 ? rare : present.slice(0, 1);
-  const idf = present.map((t) => Math.log(1 + (stats.n - t.df + 0.5) / (t.df + 0.5)));
-  const k1 = sql.lit(BM25.k1);
-  const b = sql.lit(BM25.b);
-  const { rows } = await sql<LexicalHit>`
-    with q as (
-      select unnest(${present.map((t) => t.lexeme)}::text[]) as lexeme, unnest(${idf}::float8[]) as idf
-    ),
-    candidates as (
-      select c.id, c.tsv, c.lexeme_count
-      from chunks c
-      where c.kb_id = ${kbId}
-        ${onlyIds ? sql`and c.id = any(${onlyIds})` : sql``}
-        and c.tsv @@ ${generators.map((t) => tsqueryLiteral(t.lexeme)).join(' | ')}::tsquery
-    )
-    select cand.id,
-           sum(q.idf * (tf.n * (${k1} + 1)) /
-               (tf.n + ${k1} * (1 - ${b} + ${b} * cand.lexeme_count / ${stats.avgdl}::float8)))::float8 as bm25
-    from candidates cand
-    cross join lateral (
-      select u.lexeme, coalesce(array_length(u.positions, 1), 1)::float8 as n from unnest(cand.tsv) u
-    ) tf
-    join q on q.lexeme = tf.lexeme
-    group by cand.id
-    order by bm25 desc
-    limit ${limit}`.execute(db);
-  return rows;
+/**
+ * How many times `lexeme` occurs in a chunk, recovered exactly from ts_rank: with all weights 1 and
+ * a one-word query, ts_rank is H(tf)/H(inf) with H(n) = sum of 1/i^2 for i <= n (calc_rank_or in
+ * tsrank.c), and 1/(H(inf) - H(n)) lies within 0.1 of n + 0.5. It is 0 when the word is absent.
+ * One C call per term instead of unnesting every lexeme of every candidate: several times faster.
+ */
+function termFrequencySql(chunk: string, lexeme: string): RawBuilder<number> {
+  return sql<number>`round(1 / (1.64493406685 * (1 - ts_rank('{1,1,1,1}', ${sql.ref(`${chunk}.tsv`)}, ${tsqueryLiteral(lexeme)}::tsquery, 0))) - 0.5)`;
+}
+
+/**
+ * BM25 of the chunk aliased `chunk`, as a SQL expression. Each term adds
+ * idf * tf * (k1 + 1) / (tf + K), written as idf * (k1 + 1) * (1 - K / (tf + K)) so tf is computed
+ * once; K = k1 * (1 - b + b * length / avgdl).
+ */
+export function bm25Sql(q: LexicalQuery, chunk: string): RawBuilder<number> {
+  const { k1, b } = BM25;
+  const K = sql`(${sql.lit(k1)}::float8 * (${sql.lit(1 - b)}::float8 + ${sql.lit(b / q.avgdl)}::float8 * ${sql.ref(`${chunk}.lexeme_count`)}))`;
+  const perTerm = q.terms.map((t) => sql`${sql.lit(t.idf * (k1 + 1))}::float8 * (1 - ${K} / (${termFrequencySql(chunk, t.lexeme)} + ${K}))`);
+  return sql<number>`(${sql.join(perTerm, sql` + `)})`;
 }

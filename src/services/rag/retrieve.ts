@@ -3,12 +3,13 @@
  * what a citation needs. The KB id comes from a KB already checked to belong to the caller, so
  * retrieval can never reach another organisation's chunks.
  */
+import { sql } from 'kysely';
 import type { AppDeps } from '../../context';
 import type { KnowledgeBase } from '../../../db/types';
 import type { ChunkId, DocumentId, KbId } from '../../ids';
 import { DEFAULT_FUSION, fuse, type Candidate, type FusionWeights } from './fuse';
-import { lexicalSearch } from './lexical-search';
-import { vectorSearch, vectorSimilarities } from './vector-search';
+import { bm25Sql, candidateSql, lexicalQuery } from './lexical-search';
+import { nearestSql, queryVectorSql, similaritySql, type QueryVector } from './vector-search';
 
 export type RetrievalMode = 'hybrid' | 'lexical' | 'dense';
 
@@ -34,35 +35,46 @@ const MIN_DENSE_WITHOUT_LEXICAL = 0.45;
 export type CandidateScores = { candidates: Candidate<ChunkId>[]; lexicalHits: number; bestSimilarity: number };
 
 /**
- * The candidate pool of one query: the BM25 top `pool` and the vector top `pool`, each candidate then
- * scored exactly on both (a chunk found by one side gets its real score from the other, or 0).
+ * The candidate pool of one query, in one statement: the BM25 top `pool` and the vector top `pool`,
+ * each candidate then scored exactly on both sides (a chunk found by one side gets its real score
+ * from the other, or 0).
  */
 export async function scoreCandidates(
   db: AppDeps['db'],
   kbId: KbId,
   query: string,
-  vector: { model: string; embedding: Float32Array } | null,
+  vector: QueryVector | null,
   opts: { pool: number; lexical: boolean },
 ): Promise<CandidateScores> {
-  const [lexical, dense] = await Promise.all([
-    opts.lexical ? lexicalSearch(db, kbId, query, opts.pool) : [],
-    vector ? vectorSearch(db, kbId, vector.model, vector.embedding, opts.pool) : [],
-  ]);
-  const lexScore = new Map(lexical.map((h) => [h.id, h.bm25]));
-  const denseScore = new Map(dense.map((h) => [h.id, h.similarity]));
-  const needDense = lexical.filter((h) => !denseScore.has(h.id)).map((h) => h.id);
-  const needLex = dense.filter((h) => !lexScore.has(h.id)).map((h) => h.id);
-  const [moreDense, moreLex] = await Promise.all([
-    vector ? vectorSimilarities(db, kbId, vector.model, vector.embedding, needDense) : [],
-    opts.lexical && needLex.length ? lexicalSearch(db, kbId, query, needLex.length, needLex) : [],
-  ]);
-  for (const h of moreDense) denseScore.set(h.id, h.similarity);
-  for (const h of moreLex) lexScore.set(h.id, h.bm25);
-  const ids = new Set([...lexScore.keys(), ...denseScore.keys()]);
+  const lexical = opts.lexical ? await lexicalQuery(db, kbId, query) : null;
+  if (!lexical && !vector) return { candidates: [], lexicalHits: 0, bestSimilarity: 0 };
+  const none = sql`select null::text as id, null::float8 as score where false`;
+  const lexTop = lexical
+    ? sql`select c.id, ${bm25Sql(lexical, 'c')} as score from chunks c
+          where c.kb_id = ${kbId} and ${candidateSql(lexical, 'c')} order by score desc limit ${opts.pool}`
+    : none;
+  const vecTop = vector ? nearestSql(kbId, vector, opts.pool) : none;
+  // A chunk embedded by another model (mid re-embedding) has no comparable vector: dense 0.
+  const dense = vector
+    ? sql`case when c.embedding_model = ${vector.model} and c.embedding_dimensions = ${vector.embedding.length} then ${similaritySql(vector, 'c')} end`
+    : sql`null`;
+  const { rows } = await sql<{ id: ChunkId; lexical: number; dense: number; from_lex: boolean; from_vec: boolean }>`
+    with ${vector ? sql`query_vector as (${queryVectorSql(vector)}),` : sql``}
+         lex as materialized (${lexTop}),
+         vec as materialized (${vecTop})
+    select c.id,
+           coalesce(lex.score, ${lexical ? bm25Sql(lexical, 'c') : sql`null`}, 0)::float8 as lexical,
+           coalesce(vec.score, ${dense}, 0)::float8 as dense,
+           lex.id is not null as from_lex,
+           vec.id is not null as from_vec
+    from chunks c
+    left join lex on lex.id = c.id
+    left join vec on vec.id = c.id
+    where c.kb_id = ${kbId} and c.id in (select id from lex union select id from vec)`.execute(db);
   return {
-    candidates: [...ids].map((id) => ({ id, lexical: lexScore.get(id) ?? 0, dense: denseScore.get(id) ?? 0 })),
-    lexicalHits: lexical.length,
-    bestSimilarity: dense[0]?.similarity ?? 0,
+    candidates: rows.map((r) => ({ id: r.id, lexical: r.lexical, dense: r.dense })),
+    lexicalHits: rows.filter((r) => r.from_lex).length,
+    bestSimilarity: Math.max(0, ...rows.filter((r) => r.from_vec).map((r) => r.dense)),
   };
 }
 

@@ -1,40 +1,41 @@
 /**
- * Cosine nearest neighbours over a KB's chunk vectors. The column is untyped `vector`, so the query
- * casts to vector(N) and filters on embedding_dimensions = N to match the per-dimension partial
- * HNSW index the migration creates.
+ * Cosine similarity over a KB's chunk vectors, as SQL fragments for the retrieval statement. The
+ * column is untyped `vector`, so queries cast to vector(N) and filter on embedding_dimensions = N to
+ * match the per-dimension partial HNSW index the migration creates.
+ *
+ * The HNSW index spans all KBs. Every pooled connection runs with `hnsw.iterative_scan` on (see
+ * db/connect.ts), so a scan keeps going until it has found `limit` rows of THIS KB instead
+ * of filtering one fixed-size candidate list, which comes back short for a small KB in a big index.
  */
-import { sql } from 'kysely';
-import type { Db } from '../../../db/connect';
-import type { ChunkId, KbId } from '../../ids';
-import { toVectorLiteral } from '../documents/store-chunks';
+import { sql, type RawBuilder } from 'kysely';
+import type { KbId } from '../../ids';
+import { vectorParam } from '../../../db/vector-param';
 
-export type VectorHit = { id: ChunkId; similarity: number };
+export type QueryVector = { model: string; embedding: Float32Array };
 
-export async function vectorSearch(db: Db, kbId: KbId, model: string, embedding: Float32Array, limit: number): Promise<VectorHit[]> {
-  const dims = sql.raw(String(Math.trunc(embedding.length)));
-  const q = toVectorLiteral(embedding);
-  // The HNSW index spans all KBs; iterative scanning keeps going until `limit` rows of THIS KB are
-  // found instead of filtering one fixed-size candidate list (which can come back short).
-  return db.transaction().execute(async (trx) => {
-    await sql`set local hnsw.iterative_scan = relaxed_order`.execute(trx);
-    await sql`set local hnsw.ef_search = ${sql.raw(String(Math.max(40, Math.min(400, limit * 2))))}`.execute(trx);
-    const { rows } = await sql<VectorHit>`
-      select id, (1 - (embedding::vector(${dims}) <=> ${q}::vector(${dims})))::float8 as similarity
-      from chunks
-      where kb_id = ${kbId} and embedding_dimensions = ${embedding.length} and embedding_model = ${model}
-      order by embedding::vector(${dims}) <=> ${q}::vector(${dims})
-      limit ${limit}`.execute(trx);
-    return rows.sort((a, b) => b.similarity - a.similarity);
-  });
+const dimsOf = (v: QueryVector) => sql.raw(String(Math.trunc(v.embedding.length)));
+
+/**
+ * Body of the `query_vector` CTE that the fragments below read: the vector travels (and is parsed)
+ * once per statement. The HNSW index still serves `<=> (select v from query_vector)`.
+ */
+export function queryVectorSql(v: QueryVector): RawBuilder<{ v: string }> {
+  return sql`select ${vectorParam(v.embedding)}::vector(${dimsOf(v)}) as v`;
 }
 
-/** Exact cosine similarity of specific chunks (candidates found by full-text search). */
-export async function vectorSimilarities(db: Db, kbId: KbId, model: string, embedding: Float32Array, ids: ChunkId[]): Promise<VectorHit[]> {
-  if (ids.length === 0) return [];
-  const dims = sql.raw(String(Math.trunc(embedding.length)));
-  const { rows } = await sql<VectorHit>`
-    select id, (1 - (embedding::vector(${dims}) <=> ${toVectorLiteral(embedding)}::vector(${dims})))::float8 as similarity
-    from chunks
-    where kb_id = ${kbId} and id = any(${ids}) and embedding_dimensions = ${embedding.length} and embedding_model = ${model}`.execute(db);
-  return rows;
+const queryVectorRef = sql`(select v from query_vector)`;
+
+/** 1 - cosine distance between the chunk aliased `chunk` and the query vector. */
+export function similaritySql(v: QueryVector, chunk: string): RawBuilder<number> {
+  return sql<number>`(1 - (${sql.ref(`${chunk}.embedding`)}::vector(${dimsOf(v)}) <=> ${queryVectorRef}))::float8`;
+}
+
+/** The `limit` nearest chunks of the KB by the HNSW index: rows (id, score = cosine similarity). */
+export function nearestSql(kbId: KbId, v: QueryVector, limit: number): RawBuilder<{ id: string; score: number }> {
+  return sql`
+    select c.id, ${similaritySql(v, 'c')} as score
+    from chunks c
+    where c.kb_id = ${kbId} and c.embedding_dimensions = ${v.embedding.length} and c.embedding_model = ${v.model}
+    order by c.embedding::vector(${dimsOf(v)}) <=> ${queryVectorRef}
+    limit ${limit}`;
 }

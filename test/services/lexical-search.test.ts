@@ -1,0 +1,115 @@
+/**
+ * BM25 in SQL: the per-KB term statistics that triggers maintain stay equal to a recount from the
+ * chunks through ingestion, re-ingestion and deletes, and the scores equal BM25 computed here, in
+ * TypeScript, from the same chunks.
+ */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { KbId } from '../../src/ids';
+import { BM25 } from '../../src/services/rag/lexical-search';
+import { scoreCandidates } from '../../src/services/rag/retrieve';
+import { restClient } from '../helpers/api-client';
+import { createOrgWithKey } from '../helpers/factories';
+import { runQueuedJobs } from '../helpers/jobs';
+import { createTestApp, type TestApp } from '../helpers/test-app';
+import { uploadFile } from '../helpers/upload';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const docs = {
+  'falcon.md': '# Falcon\n\nThe falcon dives at 300 km/h. A falcon falcon falcon hunts birds in flight.',
+  'heron.md': '# Heron\n\nThe heron waits in shallow water and hunts fish. Herons nest in colonies.',
+  'owl.md': "# Owl\n\nThe owl hunts at night. Owls' feathers make their flight silent.\n\n## Diet\n\nMice, voles and sometimes fish.",
+};
+
+async function setUp() {
+  const { api_key } = await createOrgWithKey(t.deps);
+  const api = restClient(t.app, api_key);
+  const kbId = (await api.post('/api/kbs', { name: 'Birds' })).body.kb.id as KbId;
+  const ids: Record<string, string> = {};
+  for (const [name, bytes] of Object.entries(docs)) ids[name] = (await uploadFile(t.app, api_key, kbId, { name, bytes })).body.document.id;
+  await runQueuedJobs(t);
+  return { api, kbId, ids };
+}
+
+/** kb_lexicon and kb_lexicon_totals as stored, and as recounted from the chunks. */
+async function statistics(kbId: KbId) {
+  const stored = await sql<{ lexeme: string; df: number }>`
+    select lexeme, df from kb_lexicon where kb_id = ${kbId} and df > 0 order by lexeme`.execute(t.db);
+  const recount = await sql<{ lexeme: string; df: number }>`
+    select u.lexeme, count(*)::int as df from chunks c cross join unnest(c.tsv) u where c.kb_id = ${kbId} group by 1 order by 1`.execute(t.db);
+  const totals = await t.db.selectFrom('kb_lexicon_totals').select(['chunks', 'tokens']).where('kb_id', '=', kbId).executeTakeFirst();
+  const counted = await sql<{ chunks: number; tokens: number }>`
+    select count(*)::int as chunks, coalesce(sum(lexeme_count), 0)::int as tokens from chunks where kb_id = ${kbId}`.execute(t.db);
+  return { stored: stored.rows, recount: recount.rows, totals: totals && { chunks: Number(totals.chunks), tokens: Number(totals.tokens) }, counted: counted.rows[0] };
+}
+
+describe('term statistics', () => {
+  it('stay equal to a recount from the chunks through ingestion, re-ingestion and deletes', async () => {
+    const { api, kbId, ids } = await setUp();
+    let s = await statistics(kbId);
+    expect(s.recount.length).toBeGreaterThan(20);
+    expect(s.stored).toEqual(s.recount);
+    expect(s.totals).toEqual(s.counted);
+    expect(s.stored.find((r) => r.lexeme === 'hunt')?.df).toBeGreaterThanOrEqual(3);
+
+    expect((await api.post(`/api/kbs/${kbId}/documents/${ids['owl.md']}/reingest`, {})).status).toBe(202);
+    await runQueuedJobs(t);
+    s = await statistics(kbId);
+    expect(s.stored).toEqual(s.recount);
+    expect(s.totals).toEqual(s.counted);
+
+    expect((await api.delete(`/api/kbs/${kbId}/documents/${ids['falcon.md']}`)).status).toBe(200);
+    s = await statistics(kbId);
+    expect(s.stored).toEqual(s.recount);
+    expect(s.totals).toEqual(s.counted);
+    expect(s.stored.find((r) => r.lexeme === 'falcon')).toBeUndefined();
+
+    expect((await api.delete(`/api/kbs/${kbId}`)).status).toBe(200);
+    const left = await t.db.selectFrom('kb_lexicon').select('lexeme').where('kb_id', '=', kbId).execute();
+    expect(left).toEqual([]);
+  });
+
+  it('refuses to edit a chunk in place, which would skew them', async () => {
+    const { kbId } = await setUp();
+    const chunk = await t.db.selectFrom('chunks').select('id').where('kb_id', '=', kbId).executeTakeFirstOrThrow();
+    await expect(sql`update chunks set tsv = to_tsvector('english', 'something else') where id = ${chunk.id}`.execute(t.db)).rejects.toThrow(/replaced, not edited/);
+  });
+});
+
+describe('BM25 scores', () => {
+  it('equal BM25 computed in TypeScript from the chunks, repeated words included', async () => {
+    const { kbId } = await setUp();
+    const query = 'Which falcon hunts birds in flight?';
+    const chunks = await sql<{ id: string; lexeme: string; tf: number }>`
+      select c.id, u.lexeme, coalesce(array_length(u.positions, 1), 1) as tf from chunks c cross join unnest(c.tsv) u where c.kb_id = ${kbId}`.execute(t.db);
+    const terms = (await sql<{ lexeme: string }>`select lexeme from unnest(to_tsvector('english', ${query}))`.execute(t.db)).rows.map((r) => r.lexeme);
+    const tf = new Map<string, Map<string, number>>();
+    for (const r of chunks.rows) tf.set(r.id, (tf.get(r.id) ?? new Map()).set(r.lexeme, r.tf));
+    const n = tf.size;
+    const length = (id: string) => [...tf.get(id)!.values()].reduce((a, b) => a + b, 0);
+    const avgdl = [...tf.keys()].reduce((a, id) => a + length(id), 0) / n;
+    const bm25 = (id: string) =>
+      terms.reduce((sum, term) => {
+        const df = [...tf.values()].filter((m) => m.has(term)).length;
+        const f = tf.get(id)!.get(term) ?? 0;
+        if (df === 0 || f === 0) return sum;
+        const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+        return sum + (idf * f * (BM25.k1 + 1)) / (f + BM25.k1 * (1 - BM25.b + (BM25.b * length(id)) / avgdl));
+      }, 0);
+
+    const { candidates, lexicalHits } = await scoreCandidates(t.db, kbId, query, null, { pool: 50, lexical: true });
+    expect(lexicalHits).toBeGreaterThan(0);
+    for (const c of candidates) expect(c.lexical).toBeCloseTo(bm25(c.id), 9);
+    // Repeats count: the chunk that says "falcon" most often ranks first.
+    const best = candidates.sort((a, b) => b.lexical - a.lexical)[0]!;
+    expect(tf.get(best.id)!.get('falcon')).toBe(Math.max(...[...tf.values()].map((m) => m.get('falcon') ?? 0)));
+    expect(tf.get(best.id)!.get('falcon')).toBeGreaterThanOrEqual(4);
+  });
+});
