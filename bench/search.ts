@@ -14,6 +14,7 @@ import { serve } from '@hono/node-server';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import { parseArgs } from 'node:util';
+import { analyzeChangedTables } from '../db/embedded/auto-analyze';
 import { createApp } from '../src/app';
 import { createContext } from '../src/context';
 import { newId, type DocumentId, type KbId } from '../src/ids';
@@ -91,6 +92,9 @@ async function run(kind: BenchDb) {
     }
     const buildS = (performance.now() - t0) / 1000;
     console.log(`[${kind}] built ${total} chunks in ${buildS.toFixed(0)} s`);
+    // Table statistics, as autovacuum (PostgreSQL) or the embedded server's auto-analyze would have
+    // them shortly after a bulk load; without them the planner can pass over the vector index.
+    await analyzeChangedTables(rt.database.pool);
 
     const sample = everyKth(questions, 1000).map((q) => q.question);
     // Warm up caches and the HNSW index pages.

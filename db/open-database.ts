@@ -11,6 +11,7 @@ import type { Config } from '../src/config';
 import type { Logger } from '../src/logger';
 import { createDb, createPool, type Db } from './connect';
 import { EmbeddedDatabaseLockedError, openEmbeddedDatabase, readRunningServer } from './embedded/open-embedded';
+import { startAutoAnalyze } from './embedded/auto-analyze';
 import { acquireDataDirLock } from './embedded/data-dir-lock';
 import { unlockStaleJobs } from './embedded/unlock-stale-jobs';
 import { migrateToLatest } from './migrate';
@@ -66,12 +67,16 @@ export async function openDatabase(
     throw err;
   }
 
+  // PGlite has no autovacuum; without statistics the planner skips the vector index.
+  const analyzer = mode === 'embedded' ? startAutoAnalyze(pool, logger) : null;
+
   return {
     db,
     pool,
     connectionString,
     mode,
     async close() {
+      await analyzer?.stop();
       await db.destroy(); // also ends the pool
       await closeEmbedded();
     },

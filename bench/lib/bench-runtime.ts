@@ -3,6 +3,7 @@
  * cluster, migrated, with the same deps `npm start` builds. Offline models unless OPENAI_API_KEY is set.
  */
 import { createDb, createPool } from '../../db/connect';
+import { startAutoAnalyze } from '../../db/embedded/auto-analyze';
 import { openEmbeddedDatabase } from '../../db/embedded/open-embedded';
 import { migrateToLatest } from '../../db/migrate';
 import type { DatabaseHandle } from '../../db/open-database';
@@ -22,7 +23,9 @@ export async function openBenchRuntime(kind: BenchDb, env: Record<string, string
     const embedded = await openEmbeddedDatabase({ dataDir: null });
     const pool = createPool(embedded.connectionString, 10, { embedded: true });
     const db = createDb(pool);
-    database = { db, pool, connectionString: embedded.connectionString, mode: 'embedded', close: async () => (await db.destroy(), await embedded.close()) };
+    const analyzer = startAutoAnalyze(pool, createLogger('warn', { stderr: true })); // as db/open-database.ts does
+    const close = async () => (await analyzer.stop(), await db.destroy(), await embedded.close());
+    database = { db, pool, connectionString: embedded.connectionString, mode: 'embedded', close };
   } else {
     const cluster = process.env.TEST_DATABASE_URL ? null : await startThrowawayCluster();
     const url = process.env.TEST_DATABASE_URL ?? cluster!.url;
