@@ -44,7 +44,7 @@ describe('analyzing changed tables', () => {
     await pool.query('create table later (x int)');
     await pool.query('insert into later select generate_series(1, 300)');
     const warnings: unknown[] = [];
-    const analyzer = startAutoAnalyze(pool, { debug: () => {}, warn: (o) => warnings.push(o) }, 20);
+    const analyzer = startAutoAnalyze(pool, { debug: () => {}, warn: (o: unknown) => warnings.push(o) }, 20);
     const deadline = Date.now() + 10_000;
     while ((await reltuples('later')) !== 300 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     await analyzer.stop();
