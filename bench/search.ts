@@ -101,8 +101,8 @@ async function run(kind: BenchDb) {
     for (const q of sample.slice(0, 50)) await retrieve(rt.deps, kbRow, q, { topK: 5 });
     const alone = await closedLoop(sample, 1, (q) => retrieve(rt.deps, kbRow, q, { topK: 5 }));
     const loaded = await closedLoop(sample, CONCURRENCY, (q) => retrieve(rt.deps, kbRow, q, { topK: 5 }));
-    // The floor under the loaded number: pgvector's HNSW query by itself (no BM25, no fusion, no
-    // chunk texts), with query vectors computed beforehand, at the same concurrency.
+    // For scale: pgvector's HNSW query by itself (no BM25, no fusion, no chunk texts), with query
+    // vectors computed beforehand, at the same concurrency.
     const vectors = new Map(await Promise.all(sample.map(async (q) => [q, { model: provider.id, embedding: await provider.embedQuery(q) }] as const)));
     const hnswOnly = await closedLoop(sample, CONCURRENCY, (q) => {
       const v = vectors.get(q)!;

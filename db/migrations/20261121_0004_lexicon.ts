@@ -12,7 +12,7 @@ import { sql, type Kysely } from 'kysely';
  * Every writer touches its KB's totals row first, so writers to one KB queue behind each other
  * instead of deadlocking on lexeme rows. Lexemes whose count drops to 0 are kept (a re-ingested
  * document brings them straight back); searches skip them. Chunks are replaced, never edited: a
- * trigger refuses to change a chunk's tsvector, which would silently skew the counts.
+ * trigger refuses to change a chunk's tsvector or KB, which would silently skew the counts.
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`create function tsvector_token_count(tsvector) returns integer
@@ -67,7 +67,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     referencing new table as new_chunks for each statement execute function chunks_lexicon_add()`.execute(db);
   await sql`create trigger chunks_lexicon_delete after delete on chunks
     referencing old table as old_chunks for each statement execute function chunks_lexicon_remove()`.execute(db);
-  await sql`create trigger chunks_tsv_immutable before update of tsv, kb_id on chunks
+  await sql`create trigger chunks_immutable before update of tsv, kb_id on chunks
     for each row when (old.tsv is distinct from new.tsv or old.kb_id is distinct from new.kb_id)
     execute function chunks_refuse_edit()`.execute(db);
 
@@ -79,16 +79,12 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await sql`drop trigger chunks_tsv_immutable on chunks`.execute(db);
+  await sql`drop trigger chunks_immutable on chunks`.execute(db);
   await sql`drop trigger chunks_lexicon_delete on chunks`.execute(db);
   await sql`drop trigger chunks_lexicon_insert on chunks`.execute(db);
   await sql`drop function chunks_refuse_edit(), chunks_lexicon_remove(), chunks_lexicon_add()`.execute(db);
   await db.schema.dropTable('kb_lexicon_totals').execute();
   await db.schema.dropTable('kb_lexicon').execute();
-  // Keep whole chunk rows (text, tsvector, a 512-d vector: 3-4 KB) in the heap page instead of
-  // TOASTing anything past 2 KB: scoring a candidate then reads one page, not three. Measured on
-  // 50,000 chunks: retrievals/s at 20 clients 243 -> 310. Set first, so the rewrite below applies it.
-  await sql`alter table chunks set (toast_tuple_target = 8160)`.execute(db);
   await sql`alter table chunks drop column lexeme_count`.execute(db);
   await sql`alter table chunks add column lexeme_count integer not null default 0`.execute(db);
   await sql`update chunks set lexeme_count = tsvector_token_count(tsv)`.execute(db);

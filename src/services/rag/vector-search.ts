@@ -8,8 +8,8 @@
  * of filtering one fixed-size candidate list, which comes back short for a small KB in a big index.
  */
 import { sql, type RawBuilder } from 'kysely';
-import type { KbId } from '../../ids';
 import { vectorParam } from '../../../db/vector-param';
+import type { KbId } from '../../ids';
 
 export type QueryVector = { model: string; embedding: Float32Array };
 
