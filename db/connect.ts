@@ -24,12 +24,17 @@ const SESSION_SETTINGS = 'set hnsw.iterative_scan = relaxed_order; set hnsw.ef_s
  * legitimately wait longer for its turn than a PostgreSQL client should ever wait for a connection.
  */
 export function createPool(connectionString: string, max: number, opts: { embedded?: boolean } = {}): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: opts.embedded ? 120_000 : 10_000 });
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: opts.embedded ? 120_000 : 10_000,
+    // Awaited before the pool hands the new client out. Best effort: without the settings a search
+    // still works but can find fewer neighbours than asked for in a small KB.
+    onConnect: (client: pg.ClientBase) => client.query(SESSION_SETTINGS).then(() => {}, () => {}),
+  });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  // Queued ahead of the client's first query. Best effort: without them a search still works but can
-  // find fewer neighbours than asked for in a small KB.
-  pool.on('connect', (client) => void client.query(SESSION_SETTINGS).catch(() => {}));
   return pool;
 }
 
