@@ -1,13 +1,14 @@
 /**
  * BM25 in SQL: the per-KB term statistics that triggers maintain stay equal to a recount from the
- * chunks through ingestion, re-ingestion and deletes, and the scores equal BM25 computed here, in
- * TypeScript, from the same chunks.
+ * chunks through ingestion, re-ingestion and deletes, the scores equal BM25 computed here, in
+ * TypeScript, from the same chunks, and the SQL fusion ranks as fuse() does.
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KbId } from '../../src/ids';
 import { BM25 } from '../../src/services/rag/lexical-search';
-import { scoreCandidates } from '../../src/services/rag/retrieve';
+import { DEFAULT_FUSION, fuse } from '../../src/services/rag/fuse';
+import { retrieve, scoreCandidates } from '../../src/services/rag/retrieve';
 import { restClient } from '../helpers/api-client';
 import { createOrgWithKey } from '../helpers/factories';
 import { runQueuedJobs } from '../helpers/jobs';
@@ -111,5 +112,24 @@ describe('BM25 scores', () => {
     const best = candidates.sort((a, b) => b.lexical - a.lexical)[0]!;
     expect(tf.get(best.id)!.get('falcon')).toBe(Math.max(...[...tf.values()].map((m) => m.get('falcon') ?? 0)));
     expect(tf.get(best.id)!.get('falcon')).toBeGreaterThanOrEqual(4);
+  });
+});
+
+describe('fusion in SQL', () => {
+  it('ranks and scores exactly as fuse() does over the same candidates', async () => {
+    const { kbId } = await setUp();
+    const kb = await t.db.selectFrom('knowledge_bases').selectAll().where('id', '=', kbId).executeTakeFirstOrThrow();
+    const provider = t.deps.embeddings.get(kb.embedding_model)!;
+    const query = 'Which bird hunts fish in the water?';
+    const vector = { model: provider.id, embedding: await provider.embedQuery(query) };
+    const { candidates } = await scoreCandidates(t.db, kbId, query, vector, { pool: 50, lexical: true });
+    expect(candidates.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(candidates.map((c) => c.lexical)).size).toBeGreaterThan(1);
+    expect(new Set(candidates.map((c) => c.dense)).size).toBeGreaterThan(1);
+
+    const expected = fuse(candidates, DEFAULT_FUSION);
+    const { chunks } = await retrieve(t.deps, kb, query, { topK: candidates.length });
+    expect(chunks.map((c) => c.chunk_id)).toEqual(expected.map((c) => c.id));
+    chunks.forEach((c, i) => expect(c.score).toBeCloseTo(expected[i]!.score, 9));
   });
 });

@@ -46,6 +46,12 @@ const tsqueryLiteral = (lexeme: string) => `'${lexeme.replace(/\\/g, '\\\\').rep
 
 /** Condition (GIN-indexed) for the chunks worth scoring: those containing a generator term. */
 export function candidateSql(q: LexicalQuery, chunk: string): RawBuilder<boolean> {
+  const rareExists = q.generators.length > 1 || q.generators[0] !== q.terms[0] || q.terms[0]!.df <= 250;
+  if (!rareExists && q.terms.length >= 2 && process.env.EXP_PAIRS) {
+    const [a, b, c] = q.terms.slice(0, 3).map((t) => tsqueryLiteral(t.lexeme));
+    const expr = c ? `(${a} & ${b}) | (${a} & ${c}) | (${b} & ${c})` : `${a} & ${b}`;
+    return sql<boolean>`${sql.ref(`${chunk}.tsv`)} @@ ${expr}::tsquery`;
+  }
   return sql<boolean>`${sql.ref(`${chunk}.tsv`)} @@ ${q.generators.map((t) => tsqueryLiteral(t.lexeme)).join(' | ')}::tsquery`;
 }
 

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import type { AppDeps } from '../../context';
 import type { KnowledgeBase } from '../../../db/types';
 import type { ChunkId, DocumentId, KbId } from '../../ids';
-import { DEFAULT_FUSION, fuse, type Candidate, type FusionWeights } from './fuse';
+import { DEFAULT_FUSION, fusedScoreSql, publishedScore, type Candidate, type FusionWeights } from './fuse';
 import { bm25Sql, candidateSql, lexicalQuery } from './lexical-search';
 import { nearestSql, queryVectorSql, similaritySql, type QueryVector } from './vector-search';
 
@@ -27,17 +27,89 @@ export type RetrievedChunk = {
   dense: number;
 };
 
-export type Retrieval = { chunks: RetrievedChunk[]; confident: boolean; timings: { embedMs: number; searchMs: number } };
+export type Retrieval = { chunks: RetrievedChunk[]; confident: boolean };
 
 /** Below this cosine similarity, with no keyword match at all, nothing in the KB is about the question. */
 const MIN_DENSE_WITHOUT_LEXICAL = 0.45;
 
+type SearchRow = {
+  id: ChunkId;
+  lexical: number;
+  dense: number;
+  fused: number;
+  lexical_hits: number;
+  best_similarity: number;
+  document_id: DocumentId;
+  text: string;
+  heading_path: string[];
+  page: number | null;
+  url: string | null;
+  filename: string;
+  source: 'upload' | 'url';
+};
+
+/**
+ * One query against one KB, in one statement (after the lexicon lookup):
+ *   - `lex`: the BM25 top `pool`; cosine similarity computed for those rows only;
+ *   - `vec`: the HNSW top `pool`, each with its BM25 score;
+ *   - a chunk found by one side has its real score from the other (or 0), then both are fused
+ *     (fuse.ts) over the candidate set and the best `limit` rows leave the database with their texts.
+ * `lexical_hits` and `best_similarity` describe the whole candidate set (for the refusal decision).
+ */
+async function searchChunks(
+  db: AppDeps['db'],
+  kbId: KbId,
+  query: string,
+  vector: QueryVector | null,
+  opts: { pool: number; lexical: boolean; weights: FusionWeights; limit: number },
+): Promise<SearchRow[]> {
+  const lexical = opts.lexical ? await lexicalQuery(db, kbId, query) : null;
+  if (!lexical && !vector) return [];
+  // A chunk embedded by another model (mid re-embedding) has no comparable vector: dense 0.
+  const dense = (chunk: string) =>
+    vector
+      ? sql<number>`case when ${sql.ref(`${chunk}.embedding_model`)} = ${vector.model} and ${sql.ref(`${chunk}.embedding_dimensions`)} = ${vector.embedding.length}
+          then ${similaritySql(vector, chunk)} end`
+      : sql<number>`null::float8`;
+  const none = sql`select null::text as id, null::float8 as lexical, null::float8 as dense where false`;
+  const lexTop = lexical
+    ? sql`select top.id, top.lexical, ${dense('top')} as dense from (
+            select c.id, c.embedding, c.embedding_model, c.embedding_dimensions, ${bm25Sql(lexical, 'c')} as lexical from chunks c
+            where c.kb_id = ${kbId} and ${candidateSql(lexical, 'c')} order by lexical desc limit ${opts.pool}) top`
+    : none;
+  const vecTop = vector
+    ? sql`select near.id, ${lexical ? bm25Sql(lexical, 'near') : sql`null::float8`} as lexical, near.score as dense
+          from (${nearestSql(kbId, vector, opts.pool, ['id', 'tsv', 'lexeme_count'])}) near`
+    : none;
+  const { rows } = await sql<SearchRow>`
+    with ${vector ? sql`query_vector as (${queryVectorSql(vector)}),` : sql``}
+         lex as materialized (${lexTop}),
+         vec as materialized (${vecTop}),
+         candidates as (
+           select id, coalesce(max(lexical), 0)::float8 as lexical, coalesce(max(dense), 0)::float8 as dense,
+                  bool_or(from_lex) as from_lex, bool_or(from_vec) as from_vec
+           from (select id, lexical, dense, true as from_lex, false as from_vec from lex
+                 union all select id, lexical, dense, false, true from vec) found
+           group by id),
+         fused as (
+           select id, lexical, dense, ${fusedScoreSql(opts.weights)} as fused,
+                  (count(*) filter (where from_lex) over ())::int as lexical_hits,
+                  coalesce(max(dense) filter (where from_vec) over (), 0)::float8 as best_similarity
+           from candidates)
+    select f.id, f.lexical, f.dense, f.fused, f.lexical_hits, f.best_similarity,
+           c.document_id, c.text, c.heading_path, c.page, c.url, d.filename, d.source
+    from (select * from fused order by fused desc, id limit ${opts.limit}) f
+    join chunks c on c.id = f.id and c.kb_id = ${kbId}
+    join documents d on d.id = c.document_id
+    order by f.fused desc, f.id`.execute(db);
+  return rows;
+}
+
 export type CandidateScores = { candidates: Candidate<ChunkId>[]; lexicalHits: number; bestSimilarity: number };
 
 /**
- * The candidate pool of one query, in one statement: the BM25 top `pool` and the vector top `pool`,
- * each candidate then scored exactly on both sides (a chunk found by one side gets its real score
- * from the other, or 0).
+ * Every candidate of one query with both of its scores, unfused: for tuning the fusion weights on
+ * the same lists (bench/quality) and for tests.
  */
 export async function scoreCandidates(
   db: AppDeps['db'],
@@ -46,35 +118,11 @@ export async function scoreCandidates(
   vector: QueryVector | null,
   opts: { pool: number; lexical: boolean },
 ): Promise<CandidateScores> {
-  const lexical = opts.lexical ? await lexicalQuery(db, kbId, query) : null;
-  if (!lexical && !vector) return { candidates: [], lexicalHits: 0, bestSimilarity: 0 };
-  const none = sql`select null::text as id, null::float8 as score where false`;
-  const lexTop = lexical
-    ? sql`select c.id, ${bm25Sql(lexical, 'c')} as score from chunks c
-          where c.kb_id = ${kbId} and ${candidateSql(lexical, 'c')} order by score desc limit ${opts.pool}`
-    : none;
-  const vecTop = vector ? nearestSql(kbId, vector, opts.pool) : none;
-  // A chunk embedded by another model (mid re-embedding) has no comparable vector: dense 0.
-  const dense = vector
-    ? sql`case when c.embedding_model = ${vector.model} and c.embedding_dimensions = ${vector.embedding.length} then ${similaritySql(vector, 'c')} end`
-    : sql`null`;
-  const { rows } = await sql<{ id: ChunkId; lexical: number; dense: number; from_lex: boolean; from_vec: boolean }>`
-    with ${vector ? sql`query_vector as (${queryVectorSql(vector)}),` : sql``}
-         lex as materialized (${lexTop}),
-         vec as materialized (${vecTop})
-    select c.id,
-           coalesce(lex.score, ${lexical ? bm25Sql(lexical, 'c') : sql`null`}, 0)::float8 as lexical,
-           coalesce(vec.score, ${dense}, 0)::float8 as dense,
-           lex.id is not null as from_lex,
-           vec.id is not null as from_vec
-    from chunks c
-    left join lex on lex.id = c.id
-    left join vec on vec.id = c.id
-    where c.kb_id = ${kbId} and c.id in (select id from lex union select id from vec)`.execute(db);
+  const rows = await searchChunks(db, kbId, query, vector, { ...opts, weights: DEFAULT_FUSION, limit: 2 * opts.pool });
   return {
     candidates: rows.map((r) => ({ id: r.id, lexical: r.lexical, dense: r.dense })),
-    lexicalHits: rows.filter((r) => r.from_lex).length,
-    bestSimilarity: Math.max(0, ...rows.filter((r) => r.from_vec).map((r) => r.dense)),
+    lexicalHits: rows[0]?.lexical_hits ?? 0,
+    bestSimilarity: rows[0]?.best_similarity ?? 0,
   };
 }
 
@@ -86,61 +134,29 @@ export async function retrieve(
 ): Promise<Retrieval> {
   const mode = opts.mode ?? 'hybrid';
   const provider = mode === 'lexical' ? null : deps.embeddings.get(kb.embedding_model);
-
-  const t0 = performance.now();
   // If the embedding service fails, full-text search alone still answers: degrade, don't fail.
   const embedding = provider ? await provider.embedQuery(query).catch((err) => (deps.logger.warn({ err }, 'query embedding failed; full-text only'), null)) : null;
-  const t1 = performance.now();
-  const scored = await scoreCandidates(deps.db, kb.id, query, provider && embedding ? { model: provider.id, embedding } : null, {
+  const weights = mode === 'lexical' ? { lexical: 1, dense: 0 } : mode === 'dense' ? { lexical: 0, dense: 1 } : (opts.weights ?? DEFAULT_FUSION);
+  const rows = await searchChunks(deps.db, kb.id, query, provider && embedding ? { model: provider.id, embedding } : null, {
     pool: Math.max(50, opts.topK * 4),
     lexical: mode !== 'dense',
+    weights,
+    limit: opts.topK,
   });
-  const weights = mode === 'lexical' ? { lexical: 1, dense: 0 } : mode === 'dense' ? { lexical: 0, dense: 1 } : (opts.weights ?? DEFAULT_FUSION);
-  const ranked = fuse(scored.candidates, weights).slice(0, opts.topK);
-  const t2 = performance.now();
-
-  const confident = scored.lexicalHits > 0 || scored.bestSimilarity >= MIN_DENSE_WITHOUT_LEXICAL;
-  if (ranked.length === 0) return { chunks: [], confident: false, timings: { embedMs: t1 - t0, searchMs: t2 - t1 } };
-
-  const rows = await deps.db
-    .selectFrom('chunks')
-    .innerJoin('documents', 'documents.id', 'chunks.document_id')
-    .select([
-      'chunks.id',
-      'chunks.document_id',
-      'chunks.text',
-      'chunks.heading_path',
-      'chunks.page',
-      'chunks.url',
-      'documents.filename',
-      'documents.source',
-    ])
-    .where('chunks.kb_id', '=', kb.id)
-    .where(
-      'chunks.id',
-      'in',
-      ranked.map((r) => r.id),
-    )
-    .execute();
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  const chunks = ranked.flatMap((r) => {
-    const row = byId.get(r.id);
-    if (!row) return []; // deleted between the two queries
-    return [
-      {
-        chunk_id: row.id,
-        doc_id: row.document_id,
-        filename: row.filename,
-        source: row.source,
-        text: row.text,
-        heading_path: row.heading_path,
-        page: row.page,
-        url: row.url,
-        score: r.score,
-        lexical: r.lexical,
-        dense: r.dense,
-      },
-    ];
-  });
-  return { chunks, confident, timings: { embedMs: t1 - t0, searchMs: performance.now() - t1 } };
+  const first = rows[0];
+  const confident = first !== undefined && (first.lexical_hits > 0 || first.best_similarity >= MIN_DENSE_WITHOUT_LEXICAL);
+  const chunks = rows.map((r) => ({
+    chunk_id: r.id,
+    doc_id: r.document_id,
+    filename: r.filename,
+    source: r.source,
+    text: r.text,
+    heading_path: r.heading_path,
+    page: r.page,
+    url: r.url,
+    score: publishedScore(r.fused),
+    lexical: r.lexical,
+    dense: r.dense,
+  }));
+  return { chunks, confident };
 }

@@ -30,10 +30,13 @@ export function similaritySql(v: QueryVector, chunk: string): RawBuilder<number>
   return sql<number>`(1 - (${sql.ref(`${chunk}.embedding`)}::vector(${dimsOf(v)}) <=> ${queryVectorRef}))::float8`;
 }
 
-/** The `limit` nearest chunks of the KB by the HNSW index: rows (id, score = cosine similarity). */
-export function nearestSql(kbId: KbId, v: QueryVector, limit: number): RawBuilder<{ id: string; score: number }> {
+/**
+ * The `limit` nearest chunks of the KB by the HNSW index: their rows as `c` (the columns listed) and
+ * `score` (cosine similarity).
+ */
+export function nearestSql(kbId: KbId, v: QueryVector, limit: number, columns: string[] = ['id']): RawBuilder<{ id: string; score: number }> {
   return sql`
-    select c.id, ${similaritySql(v, 'c')} as score
+    select ${sql.join(columns.map((col) => sql.ref(`c.${col}`)))}, ${similaritySql(v, 'c')} as score
     from chunks c
     where c.kb_id = ${kbId} and c.embedding_dimensions = ${v.embedding.length} and c.embedding_model = ${v.model}
     order by c.embedding::vector(${dimsOf(v)}) <=> ${queryVectorRef}
