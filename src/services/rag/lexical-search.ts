@@ -13,7 +13,7 @@
  * thousands of rows. Every candidate is still scored on all query terms.
  */
 import { sql, type RawBuilder } from 'kysely';
-import type { Db } from '../../../db/connect';
+import { PREPARED, type Db } from '../../../db/connect';
 import type { KbId } from '../../ids';
 
 // Tuned on half of SQuAD dev (research in bench/research/): a plateau around k1 0.4-0.9, b 0.75-1.0.
@@ -26,7 +26,7 @@ export type QueryTerm = { lexeme: string; df: number; idf: number };
 export type LexicalQuery = { terms: QueryTerm[]; generators: QueryTerm[]; avgdl: number };
 
 export async function lexicalQuery(db: Db, kbId: KbId, query: string): Promise<LexicalQuery | null> {
-  const { rows } = await sql<{ lexeme: string; df: number; chunks: number; tokens: number }>`
+  const { rows } = await sql<{ lexeme: string; df: number; chunks: number; tokens: number }>`${sql.raw(PREPARED)}
     select l.lexeme, l.df, t.chunks::float8 as chunks, t.tokens::float8 as tokens
     from unnest(to_tsvector('english', ${query})) u
     join kb_lexicon l on l.kb_id = ${kbId} and l.lexeme = u.lexeme
@@ -46,12 +46,6 @@ const tsqueryLiteral = (lexeme: string) => `'${lexeme.replace(/\\/g, '\\\\').rep
 
 /** Condition (GIN-indexed) for the chunks worth scoring: those containing a generator term. */
 export function candidateSql(q: LexicalQuery, chunk: string): RawBuilder<boolean> {
-  const rareExists = q.generators.length > 1 || q.generators[0] !== q.terms[0] || q.terms[0]!.df <= 250;
-  if (!rareExists && q.terms.length >= 2 && process.env.EXP_PAIRS) {
-    const [a, b, c] = q.terms.slice(0, 3).map((t) => tsqueryLiteral(t.lexeme));
-    const expr = c ? `(${a} & ${b}) | (${a} & ${c}) | (${b} & ${c})` : `${a} & ${b}`;
-    return sql<boolean>`${sql.ref(`${chunk}.tsv`)} @@ ${expr}::tsquery`;
-  }
   return sql<boolean>`${sql.ref(`${chunk}.tsv`)} @@ ${q.generators.map((t) => tsqueryLiteral(t.lexeme)).join(' | ')}::tsquery`;
 }
 
@@ -72,7 +66,7 @@ function termFrequencySql(chunk: string, lexeme: string): RawBuilder<number> {
  */
 export function bm25Sql(q: LexicalQuery, chunk: string): RawBuilder<number> {
   const { k1, b } = BM25;
-  const K = sql`(${sql.lit(k1)}::float8 * (${sql.lit(1 - b)}::float8 + ${sql.lit(b / q.avgdl)}::float8 * ${sql.ref(`${chunk}.lexeme_count`)}))`;
-  const perTerm = q.terms.map((t) => sql`${sql.lit(t.idf * (k1 + 1))}::float8 * (1 - ${K} / (${termFrequencySql(chunk, t.lexeme)} + ${K}))`);
+  const K = sql`(${k1}::float8 * (${1 - b}::float8 + ${b / q.avgdl}::float8 * ${sql.ref(`${chunk}.lexeme_count`)}))`;
+  const perTerm = q.terms.map((t) => sql`${t.idf * (k1 + 1)}::float8 * (1 - ${K} / (${termFrequencySql(chunk, t.lexeme)} + ${K}))`);
   return sql<number>`(${sql.join(perTerm, sql` + `)})`;
 }

@@ -5,6 +5,7 @@
  */
 import { sql } from 'kysely';
 import type { AppDeps } from '../../context';
+import { PREPARED } from '../../../db/connect';
 import type { KnowledgeBase } from '../../../db/types';
 import type { ChunkId, DocumentId, KbId } from '../../ids';
 import { DEFAULT_FUSION, fusedScoreSql, publishedScore, type Candidate, type FusionWeights } from './fuse';
@@ -81,7 +82,8 @@ async function searchChunks(
     ? sql`select near.id, ${lexical ? bm25Sql(lexical, 'near') : sql`null::float8`} as lexical, near.score as dense
           from (${nearestSql(kbId, vector, opts.pool, ['id', 'tsv', 'lexeme_count'])}) near`
     : none;
-  const { rows } = await sql<SearchRow>`
+  const prepared = sql.raw(lexical && lexical.terms.length > 12 ? '' : PREPARED);
+  const { rows } = await sql<SearchRow>`${prepared}
     with ${vector ? sql`query_vector as (${queryVectorSql(vector)}),` : sql``}
          lex as materialized (${lexTop}),
          vec as materialized (${vecTop}),
