@@ -1,4 +1,4 @@
-/** Every pooled connection carries the pgvector settings retrieval relies on, set before first use. */
+/** Every pooled connection carries the settings retrieval relies on, set before first use. */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createPool } from '../../db/connect';
 import { openEmbeddedDatabase, type EmbeddedDatabase } from '../../db/embedded/open-embedded';
@@ -11,16 +11,18 @@ afterAll(async () => {
   await embedded?.close();
 });
 
-it('sets iterative HNSW scans on each new connection before handing it out', async () => {
+it('sets iterative HNSW scans and per-execution plans on each new connection before handing it out', async () => {
   const warnings: Error[] = [];
   const onWarning = (w: Error) => warnings.push(w);
   process.on('warning', onWarning);
   const pool = createPool(embedded.connectionString, 3, { embedded: true });
   try {
     const results = await Promise.all(
-      [1, 2, 3].map(() => pool.query<{ ef: string; scan: string }>("select current_setting('hnsw.ef_search') as ef, current_setting('hnsw.iterative_scan') as scan")),
+      [1, 2, 3].map(() => pool.query<{ ef: string; scan: string; plans: string }>(
+        "select current_setting('hnsw.ef_search') as ef, current_setting('hnsw.iterative_scan') as scan, current_setting('plan_cache_mode') as plans",
+      )),
     );
-    expect(results.map((r) => r.rows[0])).toEqual(Array(3).fill({ ef: '40', scan: 'relaxed_order' }));
+    expect(results.map((r) => r.rows[0])).toEqual(Array(3).fill({ ef: '60', scan: 'relaxed_order', plans: 'force_custom_plan' }));
     expect(pool.totalCount).toBe(3);
   } finally {
     await pool.end();
