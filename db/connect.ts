@@ -36,6 +36,7 @@ export const PREPARED = '/* prepared */';
 
 type QueryArgs = [text: unknown, values?: unknown, callback?: unknown];
 
+/** pg.Client whose `query` runs PREPARED statements by name. Typed loosely: pg's overloads cannot be forwarded one by one. */
 class PreparingClient extends pg.Client {
   override query(...args: QueryArgs): never {
     const [text, values, callback] = args;

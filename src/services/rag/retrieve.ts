@@ -30,6 +30,13 @@ export type RetrievedChunk = {
 
 export type Retrieval = { chunks: RetrievedChunk[]; confident: boolean };
 
+/**
+ * The statement's text varies only with the number of query words (every value is a parameter), so
+ * up to this many words it is prepared per connection (db/connect.ts); the rare longer query runs
+ * unprepared rather than leave one more statement on every connection.
+ */
+const MAX_PREPARED_TERMS = 12;
+
 /** Below this cosine similarity, with no keyword match at all, nothing in the KB is about the question. */
 const MIN_DENSE_WITHOUT_LEXICAL = 0.45;
 
@@ -82,7 +89,7 @@ async function searchChunks(
     ? sql`select near.id, ${lexical ? bm25Sql(lexical, 'near') : sql`null::float8`} as lexical, near.score as dense
           from (${nearestSql(kbId, vector, opts.pool, ['id', 'tsv', 'lexeme_count'])}) near`
     : none;
-  const prepared = sql.raw(lexical && lexical.terms.length > 12 ? '' : PREPARED);
+  const prepared = sql.raw(lexical && lexical.terms.length > MAX_PREPARED_TERMS ? '' : PREPARED);
   const { rows } = await sql<SearchRow>`${prepared}
     with ${vector ? sql`query_vector as (${queryVectorSql(vector)}),` : sql``}
          lex as materialized (${lexTop}),
