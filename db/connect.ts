@@ -17,11 +17,11 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
  *  - pgvector: iterative index scans keep an HNSW search going until it has `limit` rows of the
  *    queried KB, however small that KB is within the shared index (src/services/rag/vector-search.ts).
  *    ef_search 60 covers the 50 neighbours a search asks for in one pass; at pgvector's default of
- *    40 the scan needs a second, iterative pass, which measured 15% slower for no better recall.
+ *    40 the scan needs a second, iterative pass, which measured 13% slower for no better recall.
  *    Unknown to Postgres before pgvector loads, they wait as placeholders.
  *  - Prepared statements (PREPARED below) are planned on every execution, with their parameters:
- *    a generic plan cannot know whether a KB is 50 chunks or 50,000, and the one Postgres would pick
- *    for the retrieval statement was measured 15 times slower.
+ *    a generic plan cannot know whether a KB is 50 chunks or 50,000, and one for the retrieval
+ *    statement measured 15 times slower.
  */
 const SESSION_SETTINGS = 'set hnsw.iterative_scan = relaxed_order; set hnsw.ef_search = 60; set plan_cache_mode = force_custom_plan';
 
