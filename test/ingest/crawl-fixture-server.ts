@@ -60,6 +60,13 @@ const BOILERPLATE_PAGE = `<!doctype html>
 <script>console.log('SCRIPT-SENTINEL')</script>
 </body></html>`;
 
+/**
+ * 20 MiB of spaces, gzipped to about 20 KB. Compressed once: compressing it per request blocked the
+ * test process's event loop long enough, on a loaded machine, for the crawler's 400 ms page timeout
+ * to fire before the decompressed-size limit could.
+ */
+const GZIP_BOMB = gzipSync(Buffer.alloc(20 * 1024 * 1024, 0x20));
+
 function page(title: string, body: string): string {
   return `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title></head><body><h1>${title}</h1>${body}</body></html>`;
 }
@@ -154,9 +161,8 @@ export async function startFixtureServer(options: FixtureOptions = {}): Promise<
           return void res.end('</body></html>');
         }
         case '/extra/bomb.html': {
-          const body = gzipSync(Buffer.alloc(20 * 1024 * 1024, 0x20));
-          res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip', 'content-length': body.length });
-          return void res.end(body);
+          res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip', 'content-length': GZIP_BOMB.length });
+          return void res.end(GZIP_BOMB);
         }
         case '/extra/slow.html':
           return later(5_000, () => html(page('Slow', '<p>finally</p>')));
