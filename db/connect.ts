@@ -13,37 +13,57 @@ export type Db = Kysely<Database>;
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
 
 /**
- * Every connection's settings.
- *  - pgvector: iterative index scans keep an HNSW search going until it has `limit` rows of the
- *    queried KB, however small that KB is within the shared index (src/services/rag/vector-search.ts).
- *    ef_search 60 covers the 50 neighbours a search asks for in one pass; at pgvector's default of
- *    40 the scan needs a second, iterative pass, which measured 13% slower for no better recall.
- *    Unknown to Postgres before pgvector loads, they wait as placeholders.
- *  - Prepared statements (PREPARED below) are planned on every execution, with their parameters:
- *    a generic plan cannot know whether a KB is 50 chunks or 50,000, and one for the retrieval
- *    statement measured 15 times slower.
+ * Every connection's settings (pgvector's; unknown to Postgres before pgvector loads, they wait as
+ * placeholders). Iterative index scans keep an HNSW search going until it has `limit` rows of the
+ * queried KB, however small that KB is within the shared index (src/services/rag/vector-search.ts).
+ * ef_search 60 covers the 50 neighbours a search asks for in one pass; at pgvector's default of 40
+ * the scan needs a second, iterative pass, which measured 13% slower for no better recall.
  */
-const SESSION_SETTINGS = 'set hnsw.iterative_scan = relaxed_order; set hnsw.ef_search = 60; set plan_cache_mode = force_custom_plan';
+const SESSION_SETTINGS = 'set hnsw.iterative_scan = relaxed_order; set hnsw.ef_search = 60';
 
 /**
  * A statement whose text starts with this comment is prepared once per connection, named after a
- * hash of its text, and executed by name from then on: Postgres parses and analyses it once instead
- * of on every call (for the retrieval statement, about 10% of a search's database CPU); plans are
- * still made per execution (SESSION_SETTINGS). Only for statements with a bounded number of distinct
- * texts: each stays prepared for the life of the connection.
+ * hash of its text, and executed by name from then on: Postgres parses and analyses it once, and
+ * after five executions may reuse one cached plan (plan_cache_mode auto) instead of planning again.
+ * Such a statement must have as literals whatever decides its plan (the retrieval statements inline
+ * the KB id and their limits, see vector-search.ts): a plan cached without them can be 90 times
+ * slower. Each connection keeps its most recently used PREPARED_PER_CONNECTION statements.
  */
 export const PREPARED = '/* prepared */';
 
+export const PREPARED_PER_CONNECTION = 100;
+
 type QueryArgs = [text: unknown, values?: unknown, callback?: unknown];
+
+/** What pg.Client keeps of the statements it prepared on its connection (not in pg's typings). */
+type StatementRegistry = { parsedStatements: Record<string, string>; submittedNamedStatements: Record<string, string> };
 
 /** pg.Client whose `query` runs PREPARED statements by name. Typed loosely: pg's overloads cannot be forwarded one by one. */
 class PreparingClient extends pg.Client {
+  /** Names of this connection's prepared statements, least recently used first. */
+  private readonly prepared = new Set<string>();
+
   override query(...args: QueryArgs): never {
     const [text, values, callback] = args;
     const query = super.query.bind(this) as (...a: unknown[]) => never;
     if (typeof text !== 'string' || !text.startsWith(PREPARED)) return query(...args);
     const name = `gw_${createHash('sha1').update(text).digest('base64url').slice(0, 20)}`;
+    this.prepared.delete(name);
+    this.prepared.add(name);
+    if (this.prepared.size > PREPARED_PER_CONNECTION) this.evict(this.prepared.values().next().value!);
     return query({ name, text, values }, callback);
+  }
+
+  /**
+   * Forgets a statement here and deallocates it on the server, in that order: a later query of the
+   * same text parses it again, after the deallocation (a client runs its queries in order).
+   */
+  private evict(name: string) {
+    this.prepared.delete(name);
+    const registry = (this as unknown as { connection: StatementRegistry }).connection;
+    delete registry.parsedStatements[name];
+    delete registry.submittedNamedStatements[name];
+    (super.query.bind(this) as (text: string) => Promise<unknown>)(`deallocate "${name}"`).catch(() => {});
   }
 }
 

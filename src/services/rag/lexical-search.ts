@@ -29,8 +29,8 @@ export async function lexicalQuery(db: Db, kbId: KbId, query: string): Promise<L
   const { rows } = await sql<{ lexeme: string; df: number; chunks: number; tokens: number }>`${sql.raw(PREPARED)}
     select l.lexeme, l.df, t.chunks::float8 as chunks, t.tokens::float8 as tokens
     from unnest(to_tsvector('english', ${query})) u
-    join kb_lexicon l on l.kb_id = ${kbId} and l.lexeme = u.lexeme
-    join kb_lexicon_totals t on t.kb_id = ${kbId}
+    join kb_lexicon l on l.kb_id = ${sql.lit(kbId)} and l.lexeme = u.lexeme
+    join kb_lexicon_totals t on t.kb_id = ${sql.lit(kbId)}
     where l.df > 0 and t.chunks > 0`.execute(db);
   if (rows.length === 0) return null;
   const n = rows[0]!.chunks;

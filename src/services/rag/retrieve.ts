@@ -31,11 +31,15 @@ export type RetrievedChunk = {
 export type Retrieval = { chunks: RetrievedChunk[]; confident: boolean };
 
 /**
- * The statement's text varies only with the number of query words (every value is a parameter), so
- * up to this many words it is prepared per connection (db/connect.ts); the rare longer query runs
- * unprepared rather than leave one more statement on every connection.
+ * The statement's text varies with the KB, the number of query words and the candidate pool (those
+ * are literals, for its cached plan; every other value is a parameter). Up to this many words it is
+ * prepared per connection (db/connect.ts); the rare longer query runs unprepared, as its text is
+ * unlikely to come again before it is evicted.
  */
 const MAX_PREPARED_TERMS = 12;
+
+/** Candidates taken from each side: at least 50, in steps of 50 so that few statement texts exist. */
+const candidatePool = (topK: number) => Math.max(50, Math.ceil((topK * 4) / 50) * 50);
 
 /** Below this cosine similarity, with no keyword match at all, nothing in the KB is about the question. */
 const MIN_DENSE_WITHOUT_LEXICAL = 0.45;
@@ -84,7 +88,7 @@ async function searchChunks(
   const lexTop = lexical
     ? sql`select top.id, top.lexical, ${dense('e')} as dense from (
             select c.id, ${bm25Sql(lexical, 'c')} as lexical from chunks c
-            where c.kb_id = ${kbId} and ${candidateSql(lexical, 'c')} order by lexical desc limit ${opts.pool}) top
+            where c.kb_id = ${sql.lit(kbId)} and ${candidateSql(lexical, 'c')} order by lexical desc limit ${sql.lit(opts.pool)}) top
           join chunks e on e.id = top.id`
     : none;
   const vecTop = vector
@@ -110,7 +114,7 @@ async function searchChunks(
     select f.id, f.lexical, f.dense, f.fused, f.lexical_hits, f.best_similarity,
            c.document_id, c.text, c.heading_path, c.page, c.url, d.filename, d.source
     from (select * from fused order by fused desc, id limit ${opts.limit}) f
-    join chunks c on c.id = f.id and c.kb_id = ${kbId}
+    join chunks c on c.id = f.id and c.kb_id = ${sql.lit(kbId)}
     join documents d on d.id = c.document_id
     order by f.fused desc, f.id`.execute(db);
   return rows;
@@ -149,7 +153,7 @@ export async function retrieve(
   const embedding = provider ? await provider.embedQuery(query).catch((err) => (deps.logger.warn({ err }, 'query embedding failed; full-text only'), null)) : null;
   const weights = mode === 'lexical' ? { lexical: 1, dense: 0 } : mode === 'dense' ? { lexical: 0, dense: 1 } : (opts.weights ?? DEFAULT_FUSION);
   const rows = await searchChunks(deps.db, kb.id, query, provider && embedding ? { model: provider.id, embedding } : null, {
-    pool: Math.max(50, opts.topK * 4),
+    pool: candidatePool(opts.topK),
     lexical: mode !== 'dense',
     weights,
     limit: opts.topK,
