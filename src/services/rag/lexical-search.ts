@@ -49,24 +49,34 @@ export function candidateSql(q: LexicalQuery, chunk: string): RawBuilder<boolean
   return sql<boolean>`${sql.ref(`${chunk}.tsv`)} @@ ${q.generators.map((t) => tsqueryLiteral(t.lexeme)).join(' | ')}::tsquery`;
 }
 
+/** sum of 1/i^2 for i = 1, 2, ... */
+const H_INFINITY = Math.PI ** 2 / 6;
+
 /**
  * How many times `lexeme` occurs in a chunk, recovered exactly from ts_rank: with all weights 1 and
  * a one-word query, ts_rank is H(tf)/H(inf) with H(n) = sum of 1/i^2 for i <= n (calc_rank_or in
  * tsrank.c), and 1/(H(inf) - H(n)) lies within 0.1 of n + 0.5. It is 0 when the word is absent.
  * One C call per term instead of unnesting every lexeme of every candidate: several times faster.
  */
-function termFrequencySql(chunk: string, lexeme: string): RawBuilder<number> {
-  return sql<number>`round(1 / (1.64493406685 * (1 - ts_rank('{1,1,1,1}', ${sql.ref(`${chunk}.tsv`)}, ${tsqueryLiteral(lexeme)}::tsquery, 0))) - 0.5)`;
+function termFrequencySql(tsv: RawBuilder<unknown>, lexeme: string): RawBuilder<number> {
+  return sql<number>`round(${1 / H_INFINITY}::float8 / (1 - ts_rank('{1,1,1,1}', ${tsv}, ${tsqueryLiteral(lexeme)}::tsquery, 0)) - 0.5)`;
 }
 
 /**
- * BM25 of the chunk aliased `chunk`, as a SQL expression. Each term adds
- * idf * tf * (k1 + 1) / (tf + K), written as idf * (k1 + 1) * (1 - K / (tf + K)) so tf is computed
- * once; K = k1 * (1 - b + b * length / avgdl).
+ * BM25's length normalisation K = k1 * (1 - b + b * length / avgdl) of the chunk aliased `chunk`.
+ * Evaluate it once per chunk (a column of a subquery) when scoring many: every term uses it twice.
  */
-export function bm25Sql(q: LexicalQuery, chunk: string): RawBuilder<number> {
+export function lengthNormSql(q: LexicalQuery, chunk: string): RawBuilder<number> {
   const { k1, b } = BM25;
-  const K = sql`(${k1}::float8 * (${1 - b}::float8 + ${b / q.avgdl}::float8 * ${sql.ref(`${chunk}.lexeme_count`)}))`;
-  const perTerm = q.terms.map((t) => sql`${t.idf * (k1 + 1)}::float8 * (1 - ${K} / (${termFrequencySql(chunk, t.lexeme)} + ${K}))`);
+  return sql<number>`(${k1 * (1 - b)}::float8 + ${(k1 * b) / q.avgdl}::float8 * ${sql.ref(`${chunk}.lexeme_count`)})`;
+}
+
+/**
+ * BM25 of a chunk, as a SQL expression over its `tsv` and its length normalisation `k`
+ * (lengthNormSql). Each term adds idf * tf * (k1 + 1) / (tf + K), written as
+ * idf * (k1 + 1) * (1 - K / (tf + K)) so tf, the costly part, is computed once.
+ */
+export function bm25Sql(q: LexicalQuery, chunk: { tsv: RawBuilder<unknown>; k: RawBuilder<number> }): RawBuilder<number> {
+  const perTerm = q.terms.map((t) => sql`${t.idf * (BM25.k1 + 1)}::float8 * (1 - ${chunk.k} / (${termFrequencySql(chunk.tsv, t.lexeme)} + ${chunk.k}))`);
   return sql<number>`(${sql.join(perTerm, sql` + `)})`;
 }

@@ -9,7 +9,7 @@ import { PREPARED } from '../../../db/connect';
 import type { KnowledgeBase } from '../../../db/types';
 import type { ChunkId, DocumentId, KbId } from '../../ids';
 import { DEFAULT_FUSION, fusedScoreSql, publishedScore, type Candidate, type FusionWeights } from './fuse';
-import { bm25Sql, candidateSql, lexicalQuery } from './lexical-search';
+import { bm25Sql, candidateSql, lengthNormSql, lexicalQuery } from './lexical-search';
 import { nearestSql, queryVectorSql, similaritySql, type QueryVector } from './vector-search';
 
 export type RetrievalMode = 'hybrid' | 'lexical' | 'dense';
@@ -85,14 +85,17 @@ async function searchChunks(
           then ${similaritySql(vector, chunk)} end`
       : sql<number>`null::float8`;
   const none = sql`select null::text as id, null::float8 as lexical, null::float8 as dense where false`;
+  // `offset 0` keeps the subquery: its `k` is computed once per candidate, not once per use.
   const lexTop = lexical
     ? sql`select top.id, top.lexical, ${dense('e')} as dense from (
-            select c.id, ${bm25Sql(lexical, 'c')} as lexical from chunks c
-            where c.kb_id = ${sql.lit(kbId)} and ${candidateSql(lexical, 'c')} order by lexical desc limit ${sql.lit(opts.pool)}) top
+            select m.id, ${bm25Sql(lexical, { tsv: sql.ref('m.tsv'), k: sql.ref('m.k') })} as lexical from (
+              select c.id, c.tsv, ${lengthNormSql(lexical, 'c')} as k from chunks c
+              where c.kb_id = ${sql.lit(kbId)} and ${candidateSql(lexical, 'c')} offset 0) m
+            order by lexical desc limit ${sql.lit(opts.pool)}) top
           join chunks e on e.id = top.id`
     : none;
   const vecTop = vector
-    ? sql`select near.id, ${lexical ? bm25Sql(lexical, 'near') : sql`null::float8`} as lexical, near.score as dense
+    ? sql`select near.id, ${lexical ? bm25Sql(lexical, { tsv: sql.ref('near.tsv'), k: lengthNormSql(lexical, 'near') }) : sql`null::float8`} as lexical, near.score as dense
           from (${nearestSql(kbId, vector, opts.pool, ['id', 'tsv', 'lexeme_count'])}) near`
     : none;
   const prepared = sql.raw(lexical && lexical.terms.length > MAX_PREPARED_TERMS ? '' : PREPARED);
