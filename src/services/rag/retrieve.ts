@@ -84,19 +84,19 @@ async function searchChunks(
       ? sql<number>`case when ${sql.ref(`${chunk}.embedding_model`)} = ${vector.model} and ${sql.ref(`${chunk}.embedding_dimensions`)} = ${vector.embedding.length}
           then ${similaritySql(vector, chunk)} end`
       : sql<number>`null::float8`;
-  const none = sql`select null::text as id, null::float8 as lexical, null::float8 as dense where false`;
+  const none = sql`select null::text as id, null::tid as heap_tid, null::float8 as lexical, null::float8 as dense where false`;
   // `offset 0` keeps the subquery: its `k` is computed once per candidate, not once per use.
   const lexTop = lexical
-    ? sql`select top.id, top.lexical, ${dense('e')} as dense from (
-            select m.id, ${bm25Sql(lexical, { tsv: sql.ref('m.tsv'), k: sql.ref('m.k') })} as lexical from (
-              select c.id, c.tsv, ${lengthNormSql(lexical, 'c')} as k from chunks c
+    ? sql`select top.id, top.heap_tid, top.lexical, ${dense('e')} as dense from (
+            select m.id, m.heap_tid, ${bm25Sql(lexical, { tsv: sql.ref('m.tsv'), k: sql.ref('m.k') })} as lexical from (
+              select c.id, c.ctid as heap_tid, c.tsv, ${lengthNormSql(lexical, 'c')} as k from chunks c
               where c.kb_id = ${sql.lit(kbId)} and ${candidateSql(lexical, 'c')} offset 0) m
             order by lexical desc limit ${sql.lit(opts.pool)}) top
-          join chunks e on e.id = top.id`
+          join chunks e on e.ctid = top.heap_tid`
     : none;
   const vecTop = vector
-    ? sql`select near.id, ${lexical ? bm25Sql(lexical, { tsv: sql.ref('near.tsv'), k: lengthNormSql(lexical, 'near') }) : sql`null::float8`} as lexical, near.score as dense
-          from (${nearestSql(kbId, vector, opts.pool, ['id', 'tsv', 'lexeme_count'])}) near`
+    ? sql`select near.id, near.ctid as heap_tid, ${lexical ? bm25Sql(lexical, { tsv: sql.ref('near.tsv'), k: lengthNormSql(lexical, 'near') }) : sql`null::float8`} as lexical, near.score as dense
+          from (${nearestSql(kbId, vector, opts.pool, ['id', 'ctid', 'tsv', 'lexeme_count'])}) near`
     : none;
   const prepared = sql.raw(lexical && lexical.terms.length > MAX_PREPARED_TERMS ? '' : PREPARED);
   const { rows } = await sql<SearchRow>`${prepared}
@@ -104,20 +104,20 @@ async function searchChunks(
          lex as materialized (${lexTop}),
          vec as materialized (${vecTop}),
          candidates as (
-           select id, coalesce(max(lexical), 0)::float8 as lexical, coalesce(max(dense), 0)::float8 as dense,
+           select id, heap_tid, coalesce(max(lexical), 0)::float8 as lexical, coalesce(max(dense), 0)::float8 as dense,
                   bool_or(from_lex) as from_lex, bool_or(from_vec) as from_vec
-           from (select id, lexical, dense, true as from_lex, false as from_vec from lex
-                 union all select id, lexical, dense, false, true from vec) found
-           group by id),
+           from (select id, heap_tid, lexical, dense, true as from_lex, false as from_vec from lex
+                 union all select id, heap_tid, lexical, dense, false, true from vec) found
+           group by id, heap_tid),
          fused as (
-           select id, lexical, dense, ${fusedScoreSql(opts.weights)} as fused,
+           select id, heap_tid, lexical, dense, ${fusedScoreSql(opts.weights)} as fused,
                   (count(*) filter (where from_lex) over ())::int as lexical_hits,
                   coalesce(max(dense) filter (where from_vec) over (), 0)::float8 as best_similarity
            from candidates)
     select f.id, f.lexical, f.dense, f.fused, f.lexical_hits, f.best_similarity,
            c.document_id, c.text, c.heading_path, c.page, c.url, d.filename, d.source
     from (select * from fused order by fused desc, id limit ${opts.limit}) f
-    join chunks c on c.id = f.id and c.kb_id = ${sql.lit(kbId)}
+    join chunks c on c.ctid = f.heap_tid and c.kb_id = ${sql.lit(kbId)}
     join documents d on d.id = c.document_id
     order by f.fused desc, f.id`.execute(db);
   return rows;
