@@ -30,7 +30,7 @@ export async function openBenchRuntime(kind: BenchDb, env: Record<string, string
     const cluster = process.env.TEST_DATABASE_URL ? null : await startThrowawayCluster();
     const url = process.env.TEST_DATABASE_URL ?? cluster!.url;
     stopCluster = () => cluster?.stop();
-    // The pool `npm start` would open (DATABASE_POOL_SIZE, default 10).
+    // The pool `npm start` would open (DATABASE_POOL_SIZE; src/config.ts has its default).
     const pool = createPool(url, config.databasePoolSize);
     const db = createDb(pool);
     database = { db, pool, connectionString: url, mode: 'postgres', close: async () => db.destroy() };

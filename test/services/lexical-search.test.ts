@@ -1,9 +1,11 @@
 /**
  * BM25 in SQL: the per-KB term statistics that triggers maintain stay equal to a recount from the
  * chunks through ingestion, re-ingestion and deletes, the scores equal BM25 computed here, in
- * TypeScript, from the same chunks, and the SQL fusion ranks as fuse() does.
+ * TypeScript, from the same chunks, the SQL fusion ranks as fuse() does, and a plan that Postgres
+ * caches for the retrieval statement answers as the plans made for each execution do.
  */
 import { sql } from 'kysely';
+import { createDb, createPool } from '../../db/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KbId } from '../../src/ids';
 import { BM25 } from '../../src/services/rag/lexical-search';
@@ -131,5 +133,32 @@ describe('fusion in SQL', () => {
     const { chunks } = await retrieve(t.deps, kb, query, { topK: candidates.length });
     expect(chunks.map((c) => c.chunk_id)).toEqual(expected.map((c) => c.id));
     chunks.forEach((c, i) => expect(c.score).toBeCloseTo(expected[i]!.score, 9));
+  });
+});
+
+describe('cached plans', () => {
+  it('answer as plans made for each execution do', async () => {
+    const { kbId } = await setUp();
+    // One connection, so the statement is prepared once and executed by name over and over.
+    const pool = createPool(t.database.connectionString, 1, { embedded: t.database.mode === 'embedded' });
+    const deps = { ...t.deps, db: createDb(pool) };
+    try {
+      const kb = await deps.db.selectFrom('knowledge_bases').selectAll().where('id', '=', kbId).executeTakeFirstOrThrow();
+      const ask = async (query: string) => (await retrieve(deps, kb, query, { topK: 3 })).chunks.map((c) => [c.chunk_id, c.score]);
+      // Same number of words (so one statement), different words, repeated past the five
+      // executions after which Postgres may switch to a cached plan.
+      const queries = ['hunting birds', 'heron nests', 'owl feathers'];
+      const first = await Promise.all(queries.map(ask));
+      expect(first.every((r) => r.length > 0)).toBe(true);
+      for (let round = 0; round < 3; round++) for (const [i, q] of queries.entries()) expect(await ask(q)).toEqual(first[i]);
+      if (t.database.mode === 'postgres') {
+        const { rows } = await sql<{ generic_plans: number }>`
+          select generic_plans from pg_prepared_statements where statement like '%lex as materialized%'`.execute(deps.db);
+        expect(rows.length).toBe(1);
+        expect(rows[0]!.generic_plans).toBeGreaterThan(0);
+      }
+    } finally {
+      await deps.db.destroy();
+    }
   });
 });

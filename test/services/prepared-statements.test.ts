@@ -1,10 +1,11 @@
 /**
  * Statements marked PREPARED (the retrieval statements) are parsed once per PostgreSQL connection
- * and run by name, yet planned on every execution; on the embedded database, where all connections
- * share one session, they run unnamed.
+ * and run by name, Postgres choosing between plans made per execution and one cached plan; each
+ * connection keeps a bounded number of them. On the embedded database, where all connections share
+ * one session, they run unnamed.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { PREPARED } from '../../db/connect';
+import { PREPARED, PREPARED_PER_CONNECTION } from '../../db/connect';
 import type { DatabaseHandle } from '../../db/open-database';
 import { createTestDatabase } from '../helpers/test-database';
 
@@ -16,17 +17,40 @@ afterAll(async () => {
   await handle?.close();
 });
 
-it('runs by name on PostgreSQL, planned with each execution’s parameters', async () => {
-  const text = `${PREPARED} select $1::int + 1 as n`;
+const preparedOnServer = `select statement, custom_plans, generic_plans from pg_prepared_statements where statement like '/* prepared */%' order by prepare_time`;
+
+it('runs by name on PostgreSQL, with a cached plan after five executions', async () => {
+  const text = `${PREPARED} select count(*)::int + $1::int as n from knowledge_bases where id = $2`;
   const client = await handle.pool.connect();
   try {
-    for (const i of [1, 2, 3]) expect((await client.query(text, [i])).rows).toEqual([{ n: i + 1 }]);
-    const { rows } = await client.query(`select statement, custom_plans, generic_plans from pg_prepared_statements where statement like '/* prepared */%'`);
-    if (handle.mode === 'postgres') expect(rows).toEqual([{ statement: text, custom_plans: 3, generic_plans: 0 }]);
+    for (const i of [1, 2, 3, 4, 5, 6, 7]) expect((await client.query(text, [i, 'kb_none'])).rows).toEqual([{ n: i }]);
+    const { rows } = await client.query(preparedOnServer);
+    if (handle.mode === 'postgres') expect(rows).toEqual([{ statement: text, custom_plans: 5, generic_plans: 2 }]);
     else expect(rows).toEqual([]);
     // Unmarked statements stay unnamed.
     await client.query('select $1::int as n', [1]);
     expect((await client.query(`select count(*) as n from pg_prepared_statements where statement not like '/* prepared */%'`)).rows).toEqual([{ n: 0 }]);
+  } finally {
+    client.release();
+  }
+});
+
+it('keeps the most recently used statements of a connection, and prepares an evicted one again', async () => {
+  const client = await handle.pool.connect();
+  const text = (i: number) => `${PREPARED} select ${i} + $1::int as n`;
+  try {
+    for (let i = 0; i <= PREPARED_PER_CONNECTION; i++) expect((await client.query(text(i), [1])).rows).toEqual([{ n: i + 1 }]);
+    const { rows } = await client.query(preparedOnServer);
+    if (handle.mode !== 'postgres') return expect(rows).toEqual([]);
+    expect(rows.length).toBe(PREPARED_PER_CONNECTION);
+    expect(rows.map((r) => r.statement)).not.toContain(text(0));
+    expect(rows.at(-1).statement).toBe(text(PREPARED_PER_CONNECTION));
+    // The evicted first statement comes back (evicting the next oldest), and runs.
+    expect((await client.query(text(0), [2])).rows).toEqual([{ n: 2 }]);
+    const after = (await client.query(preparedOnServer)).rows.map((r) => r.statement);
+    expect(after.length).toBe(PREPARED_PER_CONNECTION);
+    expect(after).toContain(text(0));
+    expect(after).not.toContain(text(1));
   } finally {
     client.release();
   }
