@@ -27,11 +27,12 @@ const SESSION_SETTINGS = 'set hnsw.iterative_scan = relaxed_order; set hnsw.ef_s
  * after five executions may reuse one cached plan (plan_cache_mode auto) instead of planning again.
  * Such a statement must have as literals whatever decides its plan (the retrieval statements inline
  * the KB id and their limits, see vector-search.ts): a plan cached without them can be 90 times
- * slower. Each connection keeps its most recently used PREPARED_PER_CONNECTION statements.
+ * slower. Each connection keeps its most recently used PREPARED_PER_CONNECTION statements: a
+ * retrieval statement with its cached plan holds about 0.5 MB in its backend.
  */
 export const PREPARED = '/* prepared */';
 
-export const PREPARED_PER_CONNECTION = 100;
+export const PREPARED_PER_CONNECTION = 32;
 
 type QueryArgs = [text: unknown, values?: unknown, callback?: unknown];
 
