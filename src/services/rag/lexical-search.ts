@@ -26,6 +26,7 @@ export type QueryTerm = { lexeme: string; df: number; idf: number };
 export type LexicalQuery = { terms: QueryTerm[]; generators: QueryTerm[]; avgdl: number };
 
 export async function lexicalQuery(db: Db, kbId: KbId, query: string): Promise<LexicalQuery | null> {
+  // The KB id is a literal for the plan Postgres may cache (PREPARED in db/connect.ts).
   const { rows } = await sql<{ lexeme: string; df: number; chunks: number; tokens: number }>`${sql.raw(PREPARED)}
     select l.lexeme, l.df, t.chunks::float8 as chunks, t.tokens::float8 as tokens
     from unnest(to_tsvector('english', ${query})) u
