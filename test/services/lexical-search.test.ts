@@ -5,8 +5,8 @@
  * caches for the retrieval statement answers as the plans made for each execution do.
  */
 import { sql } from 'kysely';
-import { createDb, createPool } from '../../db/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb, createPool } from '../../db/connect';
 import type { KbId } from '../../src/ids';
 import { BM25 } from '../../src/services/rag/lexical-search';
 import { DEFAULT_FUSION, fuse } from '../../src/services/rag/fuse';

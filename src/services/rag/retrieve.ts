@@ -68,6 +68,8 @@ type SearchRow = {
  *   - a chunk found by one side has its real score from the other (or 0), then both are fused
  *     (fuse.ts) over the candidate set and the best `limit` rows leave the database with their texts.
  * `lexical_hits` and `best_similarity` describe the whole candidate set (for the refusal decision).
+ * Rows are read again by heap tuple id (`heap_tid`, the ctid, stable within the statement's
+ * snapshot): a TID scan instead of a primary-key descent, which perf put at 8% of database time.
  */
 async function searchChunks(
   db: AppDeps['db'],
