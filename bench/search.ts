@@ -3,7 +3,8 @@
  * and 4 sentences over the SQuAD dev articles, embedded with the offline model and stored through the
  * same storeChunks() ingestion uses. Then, over 1,000 SQuAD questions:
  *   - retrieval (hybrid: BM25 + HNSW + fusion, in process) p50/p95 with one client, and with 20
- *     concurrent clients, where the machine's cores saturate and latency becomes queueing;
+ *     concurrent clients (3 passes: 3,000 retrievals), where the machine's cores saturate and
+ *     latency becomes queueing;
  *   - for scale, pgvector's HNSW query alone (one half of retrieval) with 20 clients;
  *   - POST /api/rag/search requests/s and latency over HTTP (autocannon, 20 connections), answers included;
  *   - time to first streamed token (stream: true, offline answerer), one client.
@@ -23,7 +24,7 @@ import { embedChunks } from '../src/services/documents/embed-chunks';
 import { storeChunks } from '../src/services/documents/store-chunks';
 import { createKb } from '../src/services/kbs/create-kb';
 import { createOrg } from '../src/services/orgs/create-org';
-import { retrieve } from '../src/services/rag/retrieve';
+import { candidatePool, retrieve } from '../src/services/rag/retrieve';
 import { nearestSql, queryVectorSql } from '../src/services/rag/vector-search';
 import { openBenchRuntime, type BenchDb } from './lib/bench-runtime';
 import { everyKth, loadSquad } from './lib/squad';
@@ -104,13 +105,15 @@ async function run(kind: BenchDb) {
     // climbs for the first ~2,000 retrievals.
     for (let round = 0; round < 2; round++) await closedLoop(sample, CONCURRENCY, (q) => retrieve(rt.deps, kbRow, q, { topK: 5 }));
     const alone = await closedLoop(sample, 1, (q) => retrieve(rt.deps, kbRow, q, { topK: 5 }));
-    const loaded = await closedLoop(sample, CONCURRENCY, (q) => retrieve(rt.deps, kbRow, q, { topK: 5 }));
+    // Three passes over the questions (3,000 retrievals, several seconds): one pass of ~2 s gives a
+    // p95 that a single stall of the machine moves by 10 ms.
+    const loaded = await closedLoop([...sample, ...sample, ...sample], CONCURRENCY, (q) => retrieve(rt.deps, kbRow, q, { topK: 5 }));
     // For scale: pgvector's HNSW query by itself (no BM25, no fusion, no chunk texts), with query
     // vectors computed beforehand, at the same concurrency.
     const vectors = new Map(await Promise.all(sample.map(async (q) => [q, { model: provider.id, embedding: await provider.embedQuery(q) }] as const)));
     const hnswOnly = await closedLoop(sample, CONCURRENCY, (q) => {
       const v = vectors.get(q)!;
-      return sql`with query_vector as (${queryVectorSql(v)}) ${nearestSql(kb.id as KbId, v, 50)}`.execute(rt.deps.db);
+      return sql`with query_vector as (${queryVectorSql(v)}) ${nearestSql(kb.id as KbId, v, candidatePool(5))}`.execute(rt.deps.db);
     });
 
     const app = createApp(rt.deps);

@@ -1,6 +1,6 @@
 /** Every pooled connection carries the settings retrieval relies on, set before first use. */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createPool } from '../../db/connect';
+import { createPool, HNSW_EF_SEARCH } from '../../db/connect';
 import { openEmbeddedDatabase, type EmbeddedDatabase } from '../../db/embedded/open-embedded';
 
 let embedded: EmbeddedDatabase;
@@ -22,7 +22,7 @@ it('sets iterative HNSW scans on each new connection before handing it out, leav
         "select current_setting('hnsw.ef_search') as ef, current_setting('hnsw.iterative_scan') as scan, current_setting('plan_cache_mode') as plans",
       )),
     );
-    expect(results.map((r) => r.rows[0])).toEqual(Array(3).fill({ ef: '60', scan: 'relaxed_order', plans: 'auto' }));
+    expect(results.map((r) => r.rows[0])).toEqual(Array(3).fill({ ef: String(HNSW_EF_SEARCH), scan: 'relaxed_order', plans: 'auto' }));
     expect(pool.totalCount).toBe(3);
   } finally {
     await pool.end();

@@ -5,7 +5,7 @@
  */
 import { sql } from 'kysely';
 import type { AppDeps } from '../../context';
-import { PREPARED } from '../../../db/connect';
+import { HNSW_EF_SEARCH, PREPARED } from '../../../db/connect';
 import type { KnowledgeBase } from '../../../db/types';
 import type { ChunkId, DocumentId, KbId } from '../../ids';
 import { DEFAULT_FUSION, fusedScoreSql, publishedScore, type Candidate, type FusionWeights } from './fuse';
@@ -38,8 +38,11 @@ export type Retrieval = { chunks: RetrievedChunk[]; confident: boolean };
  */
 const MAX_PREPARED_TERMS = 12;
 
-/** Candidates taken from each side: at least 50, in steps of 50 so that few statement texts exist. */
-const candidatePool = (topK: number) => Math.max(50, Math.ceil((topK * 4) / 50) * 50);
+/**
+ * Candidates taken from each side: 4 x top_k, at least HNSW's ef_search (so for top_k up to 7 the
+ * vector side's come in one pass), in steps of it so that few statement texts exist.
+ */
+export const candidatePool = (topK: number) => Math.ceil((topK * 4) / HNSW_EF_SEARCH) * HNSW_EF_SEARCH;
 
 /** Below this cosine similarity, with no keyword match at all, nothing in the KB is about the question. */
 const MIN_DENSE_WITHOUT_LEXICAL = 0.45;
