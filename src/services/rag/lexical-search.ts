@@ -9,7 +9,7 @@
  * Speed on large KBs: candidates are the chunks containing at least one of the query's *rarer*
  * terms (document frequency up to 0.5% of the KB or 50 chunks, or the rarest term when all are
  * common). A chunk that matches only very common words cannot outscore one that matches a rare word
- * by enough to matter for the top 50, and skipping them keeps a 50,000-chunk KB from scoring
+ * by enough to matter for the candidate pool, and skipping them keeps a 50,000-chunk KB from scoring
  * thousands of rows. Every candidate is still scored on all query terms.
  */
 import { sql, type RawBuilder } from 'kysely';

@@ -34,7 +34,7 @@ export function similaritySql(v: QueryVector, chunk: string): RawBuilder<number>
  * The `limit` nearest chunks of the KB by the HNSW index: their rows as `c` (the columns listed) and
  * `score` (cosine similarity). The KB, the dimensions and the limit are literals, not parameters: a
  * plan cached for the statement (db/connect.ts) must know them. With a parameter instead, the
- * planner could not match the per-dimension partial index, nor tell 50 rows from 10% of the table,
+ * planner could not match the per-dimension partial index, nor tell a few dozen rows from 10% of the table,
  * and chose a sequential scan: 90 ms instead of 1.
  */
 export function nearestSql(kbId: KbId, v: QueryVector, limit: number, columns: string[] = ['id']): RawBuilder<{ id: string; score: number }> {
