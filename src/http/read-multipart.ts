@@ -45,6 +45,9 @@ export async function readMultipart(request: Request, limits: { maxFileBytes: nu
       const parts: Buffer[] = [];
       stream.on('data', (d: Buffer) => parts.push(d));
       stream.on('limit', () => fail(tooLarge(limits.maxFileBytes)));
+      // busboy errors the file stream too when the body ends mid-part; unhandled, that event would
+      // stop the process. The parser's own 'error' below answers the request.
+      stream.on('error', () => fail(new AppError('invalid_input', 'Malformed multipart/form-data body: it ends before its closing boundary')));
       stream.on('end', () => {
         if (!(stream as { truncated?: boolean }).truncated) {
           files.push({ field, filename: info.filename ?? '', mimeType: info.mimeType, bytes: Buffer.concat(parts) });
@@ -53,6 +56,9 @@ export async function readMultipart(request: Request, limits: { maxFileBytes: nu
     });
     parser.on('filesLimit', () => fail(new AppError('invalid_input', 'Upload one file per request', { field: 'file' })));
     parser.on('error', () => reject(failed ?? new AppError('invalid_input', 'Malformed multipart/form-data body')));
+    parser.on('finish', () => {
+      if (failed) reject(failed);
+    });
     parser.on('close', () => (failed ? reject(failed) : resolve({ fields, files })));
 
     const body = Readable.fromWeb(request.body as unknown as WebReadableStream<Uint8Array>);
