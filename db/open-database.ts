@@ -58,7 +58,7 @@ export async function openDatabase(
   const pool = createPool(connectionString, mode === 'postgres' ? config.databasePoolSize : 10, { embedded: mode !== 'postgres' });
   const db = createDb(pool);
   try {
-    if (migrate) await migrateToLatest(db, pool);
+    if (migrate) await migrateToLatest(db, pool, { exclusive: mode === 'postgres' });
     // We hold the data directory's lock, so any job still marked locked belongs to a dead worker.
     if (mode === 'embedded') await unlockStaleJobs(pool);
   } catch (err) {

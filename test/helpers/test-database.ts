@@ -19,7 +19,7 @@ export async function createTestDatabase(kind: TestDbKind = testDbKind): Promise
     const embedded = await openEmbeddedDatabase({ dataDir: null });
     const pool = createPool(embedded.connectionString, 10, { embedded: true });
     const db = createDb(pool);
-    await migrateToLatest(db, pool);
+    await migrateToLatest(db, pool, { exclusive: false });
     return {
       db,
       pool,
