@@ -99,6 +99,16 @@ async function run(kind: BenchDb) {
     if (kind === 'postgres') await sql`vacuum analyze`.execute(rt.deps.db);
     else await analyzeChangedTables(rt.database.pool);
 
+    // How the database grows with the KB (docs/scaling.md): the whole database, and the HNSW indexes.
+    const sizes = kind === 'postgres'
+      ? (await sql<{ db: number; hnsw: number; chunks: number }>`
+          select pg_database_size(current_database()) as db,
+                 (select coalesce(sum(pg_relation_size(indexrelid)), 0) from pg_index i join pg_class c on c.oid = i.indexrelid
+                   join pg_am am on am.oid = c.relam where am.amname = 'hnsw')::bigint as hnsw,
+                 pg_total_relation_size('chunks') as chunks`.execute(rt.deps.db)).rows[0]!
+      : null;
+    const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
+
     const sample = everyKth(questions, 1000).map((q) => q.question);
     // Warm up as a running service is: index pages cached, the pool's connections open with their
     // statements prepared, Node's JIT done. Measured: without this, throughput at 20 clients still
@@ -160,6 +170,8 @@ async function run(kind: BenchDb) {
     return {
       database: kind,
       chunks: total,
+      'build (s)': buildS.toFixed(0),
+      'DB / chunks table+indexes / HNSW (MB)': sizes ? `${mb(sizes.db)} / ${mb(sizes.chunks)} / ${mb(sizes.hnsw)}` : '-',
       'retrieval, 1 client: p50 / p95 (ms)': `${alone.p50} / ${alone.p95}`,
       [`retrieval, ${CONCURRENCY} clients: p50 / p95 (ms)`]: `${loaded.p50} / ${loaded.p95}`,
       'retrievals/s': loaded.perSecond,

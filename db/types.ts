@@ -133,6 +133,16 @@ export interface KbLexiconTotalsTable {
   tokens: number;
 }
 
+/** A running worker process and its graphile-worker ids (migration 0401). */
+export interface WorkerHeartbeatsTable {
+  process_id: string;
+  worker_ids: string[];
+  hostname: string;
+  pid: number;
+  started_at: ColumnType<Date, Date | undefined, never>;
+  beat_at: ColumnType<Date, Date | undefined, Date>;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -145,6 +155,7 @@ export interface Database {
   chat_sessions: ChatSessionsTable;
   chat_messages: ChatMessagesTable;
   app_secrets: AppSecretsTable;
+  worker_heartbeats: WorkerHeartbeatsTable;
 }
 
 export type Organization = Selectable<OrganizationsTable>;

@@ -2,10 +2,13 @@
  * Starts graphile-worker on the service's pool. On the embedded database all connections share one
  * PGlite session, so prepared statement names would collide: noPreparedStatements is mandatory there.
  */
-import { Logger as WorkerLogger, run, type Runner } from 'graphile-worker';
+import { EventEmitter } from 'node:events';
+import { Logger as WorkerLogger, run, type Runner, type WorkerEvents } from 'graphile-worker';
+import { randomBase62 } from '../ids';
 import type { Logger } from '../logger';
 import type { Runtime } from '../runtime';
 import { enqueueReembeddingWhereNeeded } from '../services/kbs/reembed-kb';
+import { beat, forgetProcess, releaseJobsOfDeadWorkers, STALE_SWEEP_MS, thisProcess, WORKER_BEAT_MS } from '../services/workers/heartbeats';
 import { createTaskList } from './task-list';
 
 function workerLogger(logger: Logger) {
@@ -19,7 +22,11 @@ export async function startWorker(runtime: Runtime, opts: { pollInterval?: numbe
   const { config, logger, database } = runtime;
   // A changed embedding model (e.g. OPENAI_API_KEY added) is rolled out to existing KBs in the background.
   await enqueueReembeddingWhereNeeded(runtime.deps);
-  return run({
+  const events = new EventEmitter() as WorkerEvents;
+  const workerIds = new Set<string>();
+  events.on('worker:create', ({ worker }) => void workerIds.add(worker.workerId));
+  const runner = await run({
+    events,
     pgPool: database.pool,
     taskList: createTaskList(runtime.deps),
     concurrency: config.worker.concurrency,
@@ -28,4 +35,37 @@ export async function startWorker(runtime: Runtime, opts: { pollInterval?: numbe
     pollInterval: opts.pollInterval ?? 2000,
     logger: workerLogger(logger.child({ component: 'worker' })),
   });
+  // The embedded database has one process, which frees dead workers' locks when it starts.
+  if (database.mode !== 'postgres') return runner;
+  return withHeartbeats(runtime, runner, workerIds);
+}
+
+/** Heartbeats and the sweeper of dead workers' jobs (src/services/workers/heartbeats.ts) for this runner's lifetime. */
+async function withHeartbeats(runtime: Runtime, runner: Runner, workerIds: Set<string>): Promise<Runner> {
+  const { deps, logger } = runtime;
+  const proc = thisProcess(`wrk_${randomBase62(16)}`);
+  const log = logger.child({ component: 'worker-heartbeat', process_id: proc.processId });
+  // A beat or sweep that fails (the database restarting) is retried at the next tick.
+  const tick = (what: string, fn: () => Promise<unknown>) => fn().catch((err) => log.warn({ err: String(err) }, `${what} failed`));
+  await tick('heartbeat', () => beat(deps.db, proc, [...workerIds]));
+  const beating = setInterval(() => void tick('heartbeat', () => beat(deps.db, proc, [...workerIds])), WORKER_BEAT_MS);
+  const sweeping = setInterval(
+    () =>
+      void tick('sweep', async () => {
+        const released = await releaseJobsOfDeadWorkers(deps.db);
+        if (released.jobs || released.queues) log.warn(released, 'released the jobs of workers that stopped beating');
+      }),
+    STALE_SWEEP_MS,
+  );
+  log.info({ pid: proc.pid, workers: [...workerIds] }, 'worker process registered');
+  const stop = runner.stop.bind(runner);
+  let stopped: Promise<void> | null = null;
+  runner.stop = () =>
+    (stopped ??= (async () => {
+      clearInterval(beating);
+      clearInterval(sweeping);
+      await stop();
+      await forgetProcess(deps.db, proc.processId).catch(() => {});
+    })());
+  return runner;
 }
