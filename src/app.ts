@@ -10,6 +10,7 @@ import { isMigrated } from '../db/migrate';
 import { AppError, errorBody, toAppError } from './errors';
 import { createGraphQLHandler } from './graphql/yoga';
 import type { HttpDeps } from './http/authenticate-request';
+import { limitBodies } from './http/body-limit';
 import { createRateLimiter } from './http/rate-limit';
 import type { AppDeps } from './context';
 import type { HonoEnv } from './rest/hono-env';
@@ -39,6 +40,8 @@ export function createApp(appDeps: AppDeps & Partial<Pick<HttpDeps, 'rateLimiter
       'request',
     );
   });
+
+  app.use('*', limitBodies(deps.config));
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {
