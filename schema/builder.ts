@@ -9,6 +9,8 @@ export type GraphQLContext = {
   requestId: string;
   /** Authenticates the request (memoised); throws AppError('unauthorized') without a valid key. */
   auth: () => Promise<ServiceContext>;
+  /** Charges the request's cost to its API key (or, without one, its IP); see src/graphql/limits.ts. */
+  chargeCost: (points: number) => Promise<void>;
 };
 
 export const builder = new SchemaBuilder<{

@@ -10,11 +10,12 @@ import { isMigrated } from '../db/migrate';
 import { AppError, errorBody, toAppError } from './errors';
 import { createGraphQLHandler } from './graphql/yoga';
 import type { HttpDeps } from './http/authenticate-request';
+import { limitBodies } from './http/body-limit';
 import { createRateLimiter } from './http/rate-limit';
 import type { AppDeps } from './context';
 import type { HonoEnv } from './rest/hono-env';
 import { createRestApi } from './rest/rest-api';
-import { createWidgetApi } from './rest/routes/widget';
+import { clientIp, createWidgetApi } from './rest/routes/widget';
 import { createEmbedRoutes } from './embed/embed-routes';
 import { createTrpcHandler } from './trpc/handler';
 
@@ -40,6 +41,8 @@ export function createApp(appDeps: AppDeps & Partial<Pick<HttpDeps, 'rateLimiter
     );
   });
 
+  app.use('*', limitBodies(deps.config));
+
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {
     try {
@@ -55,7 +58,7 @@ export function createApp(appDeps: AppDeps & Partial<Pick<HttpDeps, 'rateLimiter
   app.route('/api/widget', createWidgetApi(deps));
   app.route('/api', createRestApi(deps));
   app.route('/embed', createEmbedRoutes(deps.config, deps.logger));
-  app.on(['GET', 'POST', 'OPTIONS'], '/graphql', (c) => graphql.fetch(c.req.raw, { requestId: c.var.requestId }));
+  app.on(['GET', 'POST', 'OPTIONS'], '/graphql', (c) => graphql.fetch(c.req.raw, { requestId: c.var.requestId, clientIp: clientIp(c, deps.config.trustProxy) }));
   app.all('/trpc/*', (c) => trpc(c.req.raw, c.var.requestId));
 
   app.notFound((c) => c.json(errorBody(new AppError('not_found', `No route for ${c.req.method} ${c.req.path}`)), 404));

@@ -62,6 +62,8 @@ export function errorBody(err: AppError) {
 const PG_UNIQUE_VIOLATION = '23505';
 const PG_FOREIGN_KEY_VIOLATION = '23503';
 const PG_INVALID_TEXT = '22P02';
+// A NUL character (or other text the database encoding cannot hold) that got past validation.
+const PG_UNSTORABLE_TEXT = new Set(['22021', '22P05']);
 
 /**
  * Normalises anything thrown into an AppError. Postgres constraint errors are translated here and
@@ -76,6 +78,7 @@ export function toAppError(err: unknown, requestId?: string): AppError {
   if (code === PG_UNIQUE_VIOLATION) return new AppError('conflict', 'A resource with these values already exists');
   if (code === PG_FOREIGN_KEY_VIOLATION) return new AppError('not_found', 'A referenced resource does not exist');
   if (code === PG_INVALID_TEXT) return new AppError('invalid_input', 'A value has an invalid format');
+  if (typeof code === 'string' && PG_UNSTORABLE_TEXT.has(code)) return new AppError('invalid_input', 'A value contains characters that cannot be stored (e.g. NUL)');
   const wrapped = new AppError('internal_error', 'Internal server error', requestId ? { requestId } : {});
   (wrapped as { cause?: unknown }).cause = err;
   return wrapped;

@@ -7,28 +7,44 @@ import { createYoga } from 'graphql-yoga';
 import { schema } from '../../schema/index';
 import { ERROR_CODES, toAppError } from '../errors';
 import { authenticateRequest, type HttpDeps } from '../http/authenticate-request';
+import { createRateLimiter } from '../http/rate-limit';
 import type { GraphQLContext } from '../../schema/builder';
+import { graphqlLimitPlugins } from './limits';
 
-type ServerContext = { requestId: string };
+type ServerContext = { requestId: string; clientIp: string };
 
 export function createGraphQLHandler(deps: HttpDeps) {
+  // Keyless requests (introspection) get the per-key budget, per client IP.
+  const perIp = createRateLimiter(deps.config.rateLimitPerMinute);
   return createYoga<ServerContext, GraphQLContext>({
     schema,
+    plugins: graphqlLimitPlugins(),
     graphqlEndpoint: '/graphql',
     graphiql: deps.config.graphiql,
     landingPage: false,
     logging: false,
-    context: ({ request, requestId }) => {
+    context: ({ request, requestId, clientIp }) => {
       let authed: ReturnType<GraphQLContext['auth']> | undefined;
-      return { requestId, auth: () => (authed ??= authenticateRequest(deps, request.headers, requestId)) } as GraphQLContext;
+      let cost = 1;
+      const auth = () => (authed ??= authenticateRequest(deps, request.headers, requestId, cost));
+      // Called once before execution (src/graphql/limits.ts): the whole request's cost is charged up front.
+      const chargeCost = async (points: number) => {
+        cost = points;
+        if (request.headers.get('x-api-key')) await auth();
+        else await perIp.consume(`graphql-ip:${clientIp}`, points);
+      };
+      return { requestId, auth, chargeCost } as GraphQLContext;
     },
     maskedErrors: {
       maskError(error) {
+        // Already translated (limits.ts): keep its code.
+        if (error instanceof GraphQLError && error.extensions?.app_code) return error;
         // Errors without a path come from parsing, validation or variable coercion: the request's fault.
         if (error instanceof GraphQLError && !error.path) {
           return new GraphQLError(error.message, {
             nodes: error.nodes,
-            extensions: { ...error.extensions, code: ERROR_CODES.invalid_input.graphql, app_code: 'invalid_input' },
+            // A refused document (too deep, too many aliases or tokens, invalid) is a 400 whatever the Accept header.
+            extensions: { ...error.extensions, code: ERROR_CODES.invalid_input.graphql, app_code: 'invalid_input', http: { status: 400 } },
           });
         }
         const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;

@@ -8,8 +8,9 @@ import type { RateLimiter } from './rate-limit';
 
 export type HttpDeps = AppDeps & { rateLimiter: RateLimiter };
 
-export async function authenticateRequest(deps: HttpDeps, headers: Headers, requestId: string): Promise<ServiceContext> {
+/** `cost`: rate-limit points the request uses (a GraphQL request with 50 root fields costs 50). */
+export async function authenticateRequest(deps: HttpDeps, headers: Headers, requestId: string, cost = 1): Promise<ServiceContext> {
   const { org, apiKeyId } = await authenticateApiKey(deps, headers.get('x-api-key'));
-  await deps.rateLimiter.consume(apiKeyId);
+  await deps.rateLimiter.consume(apiKeyId, cost);
   return createContext(deps, org, { apiKeyId, requestId });
 }

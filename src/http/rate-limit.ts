@@ -5,14 +5,15 @@
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { AppError } from '../errors';
 
-export type RateLimiter = { consume(key: string): Promise<void> };
+/** `points`: what the request costs (1 for most; GraphQL charges one per root field). */
+export type RateLimiter = { consume(key: string, points?: number): Promise<void> };
 
 export function createRateLimiter(pointsPerMinute: number): RateLimiter {
   const limiter = new RateLimiterMemory({ points: pointsPerMinute, duration: 60 });
   return {
-    async consume(key) {
+    async consume(key, points = 1) {
       try {
-        await limiter.consume(key);
+        await limiter.consume(key, points);
       } catch (res) {
         if (res instanceof RateLimiterRes) {
           const retryAfter = Math.max(1, Math.ceil(res.msBeforeNext / 1000));

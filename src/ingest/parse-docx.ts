@@ -10,10 +10,15 @@ import { PermanentIngestError } from './errors';
 import { domToSections } from './html-sections';
 import { collapseWhitespace } from './normalize';
 import type { ParsedDocument } from './types';
-import { listZipEntries } from './zip';
+import { checkInflatedSize } from './zip';
 
-// A 1,000-page handbook is ~10 MB of document.xml; far beyond this is a zip bomb, not a document.
-const MAX_DOCUMENT_XML_BYTES = 256 * 1024 * 1024;
+/**
+ * What the parts mammoth reads (everything but embedded media, which it never inflates) may
+ * inflate to together. A 1,000-page handbook is ~10 MB of document.xml; 400 MB of styles.xml in a
+ * 418 KB file is a bomb, and JSZip would hold it whole (and mammoth parse it) before any check.
+ */
+export const MAX_DOCX_INFLATED_BYTES = 64 * 1024 * 1024;
+const isMedia = (name: string) => /^word\/(media|embeddings)\//.test(name);
 
 const STYLE_MAP = [
   // The Title style is the document's title; mammoth drops it into a plain <p> otherwise.
@@ -25,12 +30,11 @@ const damaged = (cause?: unknown): PermanentIngestError =>
   new PermanentIngestError('docx_damaged', 'The DOCX file is damaged or is not a valid Word document.', { cause });
 
 export async function parseDocx(bytes: Uint8Array): Promise<ParsedDocument> {
-  const entries = listZipEntries(bytes);
-  if (!entries) throw damaged();
-  const main = entries.find((e) => e.name === 'word/document.xml');
-  if (main && main.uncompressedSize > MAX_DOCUMENT_XML_BYTES) {
-    throw new PermanentIngestError('too_large', 'The DOCX file is too large to process.');
+  const inflated = await checkInflatedSize(bytes, MAX_DOCX_INFLATED_BYTES, (e) => !isMedia(e.name));
+  if (!inflated.ok && inflated.reason === 'too_large') {
+    throw new PermanentIngestError('too_large', 'The DOCX file is too large to process (its text parts inflate beyond 64 MB).');
   }
+  if (!inflated.ok) throw damaged();
 
   let html: string;
   try {

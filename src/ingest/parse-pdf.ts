@@ -45,6 +45,13 @@ interface OutlineEntry {
   order: number;
 }
 
+/**
+ * Text kept from one PDF, in characters. pdf.js inflates each page's streams itself, so a bomb
+ * inside one page cannot be cut short here; this bounds what piles up across pages (a 10,000-page
+ * manual is ~30 M characters; beyond this it is not a document we can chunk and embed anyway).
+ */
+export const MAX_PDF_TEXT_CHARS = 50_000_000;
+
 // A page with fewer letters/digits than this carries a stamp or page number at most, not text.
 const MIN_CHARS_FOR_TEXT_PAGE = 20;
 const RTL = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/g;
@@ -312,6 +319,7 @@ export async function parsePdf(bytes: Uint8Array): Promise<ParsedDocument> {
     const pages: Paragraph[][] = [];
     let textPages = 0;
     let failedPages = 0;
+    let textChars = 0;
     for (let pageNumber = 1; pageNumber <= pdf.numPages; pageNumber++) {
       try {
         const page = await pdf.getPage(pageNumber);
@@ -320,8 +328,13 @@ export async function parsePdf(bytes: Uint8Array): Promise<ParsedDocument> {
         const paragraphs = buildParagraphs(buildLines(content.items));
         pages.push(paragraphs);
         const pageText = paragraphs.map((p) => p.text).join(' ');
+        textChars += pageText.length;
+        if (textChars > MAX_PDF_TEXT_CHARS) {
+          throw new PermanentIngestError('too_large', 'The PDF has more text than can be processed (over 50 million characters).');
+        }
         if (countMatches(pageText, /[\p{L}\p{N}]/gu) >= MIN_CHARS_FOR_TEXT_PAGE) textPages++;
       } catch (err) {
+        if (err instanceof PermanentIngestError) throw err;
         if (errorName(err) === 'PasswordException') throw passwordProtected(err);
         failedPages++;
         pages.push([]);

@@ -1,14 +1,22 @@
 /**
- * Lists the entries of a ZIP archive from its central directory, without inflating anything.
- * Enough to tell a DOCX from any other ZIP (xlsx, odt, a plain archive) and to refuse archives
- * whose main part would inflate to an absurd size before handing them to mammoth.
+ * Lists the entries of a ZIP archive from its central directory, without inflating anything
+ * (enough to tell a DOCX from any other ZIP), and measures what members really inflate to,
+ * streaming, without trusting the sizes the archive declares: a member that claims 1 KB but
+ * inflates to 400 MB is cut off at the budget having held one 16 KB chunk at a time.
  */
+import zlib from 'node:zlib';
 
 export interface ZipEntry {
   name: string;
   compressedSize: number;
+  /** As declared by the archive: not to be trusted for anything that matters. */
   uncompressedSize: number;
+  /** 0 stored, 8 deflate (the only two DOCX writers use). */
+  method: number;
+  localHeaderOffset: number;
 }
+
+const LOCAL_SIGNATURE = 0x04034b50;
 
 const EOCD_SIGNATURE = 0x06054b50;
 const CENTRAL_SIGNATURE = 0x02014b50;
@@ -41,15 +49,75 @@ export function listZipEntries(bytes: Uint8Array): ZipEntry[] | undefined {
   const decoder = new TextDecoder('utf-8');
   for (let n = 0; n < count; n++) {
     if (offset + 46 > bytes.length || view.getUint32(offset, true) !== CENTRAL_SIGNATURE) return undefined;
+    const method = view.getUint16(offset + 10, true);
     const compressedSize = view.getUint32(offset + 20, true);
     const uncompressedSize = view.getUint32(offset + 24, true);
     const nameLength = view.getUint16(offset + 28, true);
     const extraLength = view.getUint16(offset + 30, true);
     const commentLength = view.getUint16(offset + 32, true);
+    const localHeaderOffset = view.getUint32(offset + 42, true);
     const nameEnd = offset + 46 + nameLength;
     if (nameEnd > bytes.length) return undefined;
-    entries.push({ name: decoder.decode(bytes.subarray(offset + 46, nameEnd)), compressedSize, uncompressedSize });
+    entries.push({ name: decoder.decode(bytes.subarray(offset + 46, nameEnd)), compressedSize, uncompressedSize, method, localHeaderOffset });
     offset = nameEnd + extraLength + commentLength;
   }
   return entries;
+}
+
+export type InflateCheck = { ok: true; inflatedBytes: number } | { ok: false; reason: 'too_large' | 'damaged'; entry?: string };
+
+/** The compressed bytes of one member, located through its local header. */
+function memberData(bytes: Uint8Array, entry: ZipEntry): Uint8Array | undefined {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const at = entry.localHeaderOffset;
+  if (at + 30 > bytes.length || view.getUint32(at, true) !== LOCAL_SIGNATURE) return undefined;
+  const start = at + 30 + view.getUint16(at + 26, true) + view.getUint16(at + 28, true);
+  if (start + entry.compressedSize > bytes.length) return undefined;
+  return bytes.subarray(start, start + entry.compressedSize);
+}
+
+/** Inflates a raw deflate stream, counting output and keeping none of it; stops past `budget`. */
+function inflatedSize(data: Uint8Array, budget: number): Promise<number | 'too_large' | 'damaged'> {
+  return new Promise((resolve) => {
+    const inflater = zlib.createInflateRaw();
+    let size = 0;
+    inflater.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > budget) {
+        inflater.destroy();
+        resolve('too_large');
+      }
+    });
+    inflater.on('error', () => resolve('damaged'));
+    inflater.on('end', () => resolve(size));
+    inflater.end(data);
+  });
+}
+
+/**
+ * Checks that the members `include` selects inflate to at most `maxTotalBytes` together, measured
+ * while inflating. Call it before handing the archive to a library that inflates members whole
+ * (JSZip, under mammoth). Costs one extra inflation of the selected members.
+ */
+export async function checkInflatedSize(
+  bytes: Uint8Array,
+  maxTotalBytes: number,
+  include: (entry: ZipEntry) => boolean = () => true,
+): Promise<InflateCheck> {
+  const entries = listZipEntries(bytes);
+  if (!entries) return { ok: false, reason: 'damaged' };
+  let total = 0;
+  for (const entry of entries) {
+    if (!include(entry) || entry.name.endsWith('/')) continue;
+    const data = memberData(bytes, entry);
+    if (!data) return { ok: false, reason: 'damaged', entry: entry.name };
+    const budget = maxTotalBytes - total;
+    let size: number | 'too_large' | 'damaged';
+    if (entry.method === 0) size = data.length > budget ? 'too_large' : data.length;
+    else if (entry.method === 8) size = await inflatedSize(data, budget);
+    else size = 'damaged';
+    if (typeof size !== 'number') return { ok: false, reason: size, entry: entry.name };
+    total += size;
+  }
+  return { ok: true, inflatedBytes: total };
 }

@@ -3,7 +3,6 @@
  * services' own zod schemas, which also generate /api/openapi.json, so the document cannot drift.
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { bodyLimit } from 'hono/body-limit';
 import { AppError } from '../errors';
 import { authenticateRequest, type HttpDeps } from '../http/authenticate-request';
 import { zodErrorToAppError } from '../validation';
@@ -31,23 +30,20 @@ export function createRestApi(deps: HttpDeps) {
     return next();
   });
 
-  // Every body the JSON endpoints accept is JSON; anything else is refused before parsing.
+  // Every body the JSON endpoints accept is JSON; anything else is refused before parsing. A request
+  // with no content-type, no length and no chunked encoding has no body (curl -X DELETE, Node fetch,
+  // Python urllib), whatever the server's Request object says.
   app.use('*', async (c, next) => {
-    const hasBody = c.req.raw.body !== null && c.req.header('content-length') !== '0';
+    const hasBody =
+      c.req.raw.body !== null &&
+      (c.req.header('content-type') !== undefined || Number(c.req.header('content-length') ?? 0) > 0 || c.req.header('transfer-encoding') !== undefined);
     if (hasBody && !MULTIPART_PATHS.has(c.req.path) && !/^application\/(.+\+)?json\b/i.test(c.req.header('content-type') ?? '')) {
       throw new AppError('unsupported_media_type', 'Send the request body as JSON with content-type: application/json');
     }
     return next();
   });
 
-  // JSON bodies are small; uploads have their own streaming limit.
-  const jsonLimit = bodyLimit({
-    maxSize: deps.config.maxJsonBytes,
-    onError: () => {
-      throw new AppError('payload_too_large', `Request body exceeds ${deps.config.maxJsonBytes} bytes`);
-    },
-  });
-  app.use('*', async (c, next) => (MULTIPART_PATHS.has(c.req.path) ? next() : jsonLimit(c, next)));
+  // Body sizes are limited for every transport at once, in src/http/body-limit.ts.
 
   registerKbRoutes(app);
   registerDocumentRoutes(app);

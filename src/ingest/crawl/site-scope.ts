@@ -60,12 +60,58 @@ export class SiteScope {
   }
 }
 
+/** Bounds on what callers may give the matcher: brace expansion is exponential ({a,b} x 20 = 1 M patterns). */
+export const GLOB_LIMITS = { maxPatterns: 20, maxLength: 200, maxExpansion: 64, maxGlobstars: 4 } as const;
+
+/** How many patterns a glob's `{a,b}` alternatives expand to, counted without expanding (capped). */
+function braceExpansion(pattern: string, cap: number): number {
+  let i = 0;
+  const sequence = (inGroup: boolean): number => {
+    let product = 1;
+    while (i < pattern.length) {
+      const ch = pattern[i]!;
+      if (ch === '\\') {
+        i += 2;
+        continue;
+      }
+      if (inGroup && (ch === ',' || ch === '}')) break;
+      i++;
+      if (ch !== '{') continue;
+      let alternatives = 0;
+      for (;;) {
+        alternatives += sequence(true);
+        if (pattern[i] !== ',') break;
+        i++;
+      }
+      if (pattern[i] === '}') i++;
+      product = Math.min(cap + 1, product * Math.max(1, alternatives));
+    }
+    return product;
+  };
+  return sequence(false);
+}
+
+/** Why a crawl include/exclude glob is refused, or null when it is safe to compile and match. */
+export function pathGlobProblem(pattern: string): string | null {
+  const { maxLength, maxExpansion, maxGlobstars } = GLOB_LIMITS;
+  if (pattern.length > maxLength) return `is longer than ${maxLength} characters`;
+  if (/\{[^{}]*\.\.[^{}]*\}/.test(pattern)) return 'uses a {x..y} range; list the alternatives as {a,b,c}';
+  if (braceExpansion(pattern, maxExpansion) > maxExpansion) return `expands to more than ${maxExpansion} patterns ({a,b} alternatives multiply)`;
+  if ((pattern.match(/\*\*/g) ?? []).length > maxGlobstars) return `has more than ${maxGlobstars} "**"`;
+  return null;
+}
+
 /**
  * Include/exclude filter on the URL path (query ignored), minimatch syntax: "/docs/**",
  * "**\/*.pdf". Patterns not starting with "/" or "*" are anchored at the root ("docs/**" means
  * "/docs/**"). A path must match some include pattern (when any is given) and no exclude pattern.
  */
 export function compilePathFilter(include: readonly string[] = [], exclude: readonly string[] = []): (url: URL) => boolean {
+  for (const pattern of [...include, ...exclude]) {
+    // Validated when the crawl was requested; checked again because compiling an unsafe one stalls the process.
+    const problem = pathGlobProblem(pattern);
+    if (problem) throw new Error(`crawl pattern ${JSON.stringify(pattern.slice(0, 50))} ${problem}`);
+  }
   const anchor = (pattern: string): string => (/^[/*]/.test(pattern) ? pattern : `/${pattern}`);
   const options = { dot: true, nocomment: true, nonegate: true };
   const includes = include.map((p) => new Minimatch(anchor(p), options));

@@ -100,7 +100,7 @@ async function jsonBody(c: Context): Promise<any> {
  * The client's address for rate limiting. Behind a proxy (TRUST_PROXY) the last X-Forwarded-For
  * entry is the one the proxy appended; earlier entries are client-controlled and ignored.
  */
-function clientIp(c: Context, trustProxy: boolean): string {
+export function clientIp(c: Context, trustProxy: boolean): string {
   if (trustProxy) {
     const last = c.req.header('x-forwarded-for')?.split(',').pop()?.trim();
     if (last) return rateLimitKeyForIp(last);

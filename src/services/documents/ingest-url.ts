@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../errors';
 import { CrawlError, CrawlPermanentError } from '../../ingest/crawl/errors';
+import { GLOB_LIMITS, pathGlobProblem } from '../../ingest/crawl/site-scope';
 import { assertPublicUrl, parseCrawlUrl } from '../../ingest/crawl/url-guard';
 import { parseInput } from '../../validation';
 import { requireKb } from '../kbs/require-kb';
@@ -15,11 +16,20 @@ import type { DocumentDto } from './document-dto';
 
 export const MAX_CRAWL_PAGES = 500;
 
+const ZPathGlob = z
+  .string()
+  .min(1)
+  .max(GLOB_LIMITS.maxLength)
+  .superRefine((pattern, ctx) => {
+    const problem = pathGlobProblem(pattern);
+    if (problem) ctx.addIssue({ code: 'custom', message: `the pattern ${problem}` });
+  });
+
 export const ZCrawlOptions = z.object({
   max_pages: z.number().int().min(1).max(MAX_CRAWL_PAGES).default(25),
   max_depth: z.number().int().min(0).max(10).default(3),
-  include: z.array(z.string().min(1).max(500)).max(50).optional(),
-  exclude: z.array(z.string().min(1).max(500)).max(50).optional(),
+  include: z.array(ZPathGlob).max(GLOB_LIMITS.maxPatterns).optional(),
+  exclude: z.array(ZPathGlob).max(GLOB_LIMITS.maxPatterns).optional(),
   sitemap: z.boolean().default(true),
 });
 export type CrawlOptions = z.output<typeof ZCrawlOptions>;

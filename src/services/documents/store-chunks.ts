@@ -8,6 +8,7 @@ import { vectorParam } from '../../../db/vector-param';
 import type { DocumentId, KbId } from '../../ids';
 import { newId } from '../../ids';
 import type { Chunk } from '../../ingest/types';
+import { storableText } from '../../validation';
 
 export type EmbeddedChunk = Chunk & { embedding: Float32Array | null };
 
@@ -27,19 +28,22 @@ export async function storeChunks(
     await trx.deleteFrom('chunks').where('document_id', '=', doc.id).execute();
     for (let i = 0; i < chunks.length; i += BATCH) {
       const rows = chunks.slice(i, i + BATCH).map((c) => {
-        const heading = c.headingPath.join(' > ');
+        // Parsers clean their text already; this is the last line before SQL for anything they missed.
+        const text = storableText(c.text);
+        const headingPath = c.headingPath.map(storableText);
+        const heading = headingPath.join(' > ');
         return {
           id: newId('chunk'),
           document_id: doc.id,
           kb_id: doc.kb_id,
           position: c.position,
-          text: c.text,
-          heading_path: c.headingPath,
+          text,
+          heading_path: headingPath,
           page: c.page ?? null,
-          url: c.url ?? null,
+          url: c.url ? storableText(c.url) : null,
           token_count: c.tokenCount,
           // Headings are indexed with the text: a question often names the section it is about.
-          tsv: sql<string>`to_tsvector('english', ${heading ? `${heading}\n${c.text}` : c.text})`,
+          tsv: sql<string>`to_tsvector('english', ${heading ? `${heading}\n${text}` : text})`,
           embedding: c.embedding ? sql<string>`${vectorParam(c.embedding)}::vector` : null,
           embedding_dimensions: c.embedding ? meta.dimensions : null,
           embedding_model: c.embedding ? meta.model : null,

@@ -1,0 +1,73 @@
+/**
+ * The one body reader every transport shares. Before any handler runs (REST, multipart uploads,
+ * GraphQL, tRPC, the widget), the request's body is replaced by a stream that counts bytes as they
+ * arrive and fails once they pass the limit: MAX_UPLOAD_BYTES (plus a small envelope) for
+ * multipart/form-data, MAX_JSON_BYTES for anything else. A declared Content-Length over the limit
+ * is refused before a byte is read. Nothing here buffers the body, so the limit holds whatever the
+ * reader downstream does with it (yoga and tRPC read whole bodies, busboy streams).
+ *
+ * Readers report a failed stream in their own words (hono's JSON validator says "malformed JSON",
+ * yoga a GraphQL error), so once the limit has been passed the response is replaced by the 413.
+ */
+import type { Context, MiddlewareHandler } from 'hono';
+import { AppError, errorBody } from '../errors';
+
+/** Room for the multipart boundaries, part headers and the small text fields around the file. */
+export const MULTIPART_ENVELOPE_BYTES = 64 * 1024;
+
+export type BodyLimits = { maxJsonBytes: number; maxUploadBytes: number };
+
+export function bodyLimitFor(headers: Headers, limits: BodyLimits): number {
+  return /^multipart\/form-data\b/i.test(headers.get('content-type') ?? '') ? limits.maxUploadBytes + MULTIPART_ENVELOPE_BYTES : limits.maxJsonBytes;
+}
+
+export function tooLarge(maxBytes: number): AppError {
+  const size = maxBytes >= 1024 * 1024 ? `${Math.round(maxBytes / (1024 * 1024))} MB` : `${maxBytes} bytes`;
+  return new AppError('payload_too_large', `The request body exceeds the limit of ${size}`);
+}
+
+/**
+ * Wraps a body stream so that reading past `maxBytes` fails with a 413 AppError. The source is
+ * not cancelled: cancelling would tear down the socket before the 413 is written; the HTTP server
+ * drains (and then closes) what the client still sends.
+ */
+export function countedStream(body: ReadableStream<Uint8Array>, maxBytes: number, onExceeded: () => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let seen = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) return controller.close();
+      seen += value.byteLength;
+      if (seen > maxBytes) {
+        onExceeded();
+        reader.releaseLock();
+        return controller.error(tooLarge(maxBytes));
+      }
+      controller.enqueue(value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+}
+
+export function limitBodies(limits: BodyLimits): MiddlewareHandler {
+  return async (c: Context, next) => {
+    const request = c.req.raw;
+    if (!request.body) return next();
+    const maxBytes = bodyLimitFor(request.headers, limits);
+    const declared = Number(request.headers.get('content-length') ?? NaN);
+    if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
+    let exceeded = false;
+    const body = countedStream(request.body, maxBytes, () => (exceeded = true));
+    c.req.raw = new Request(request, { body, duplex: 'half' } as RequestInit);
+    await next();
+    if (exceeded) {
+      c.res = new Response(JSON.stringify(errorBody(tooLarge(maxBytes))), {
+        status: 413,
+        headers: { 'content-type': 'application/json' },
+      });
+    }
+  };
+}
