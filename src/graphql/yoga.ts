@@ -9,7 +9,7 @@ import { ERROR_CODES, toAppError } from '../errors';
 import { authenticateRequest, type HttpDeps } from '../http/authenticate-request';
 import type { GraphQLContext } from '../../schema/builder';
 
-type ServerContext = { requestId: string };
+type ServerContext = { requestId: string; setCookie: (cookie: string) => void };
 
 export function createGraphQLHandler(deps: HttpDeps) {
   return createYoga<ServerContext, GraphQLContext>({
@@ -18,9 +18,16 @@ export function createGraphQLHandler(deps: HttpDeps) {
     graphiql: deps.config.graphiql,
     landingPage: false,
     logging: false,
-    context: ({ request, requestId }) => {
+    context: ({ request, requestId, setCookie }) => {
       let authed: ReturnType<GraphQLContext['auth']> | undefined;
-      return { requestId, auth: () => (authed ??= authenticateRequest(deps, request.headers, requestId)) } as GraphQLContext;
+      return {
+        requestId,
+        deps,
+        request,
+        setCookie,
+        // GraphQL alone accepts the dashboard's session cookie (under the origin and CSRF rules).
+        auth: () => (authed ??= authenticateRequest(deps, request.headers, requestId, { sessionCookie: true })),
+      } as GraphQLContext;
     },
     maskedErrors: {
       maskError(error) {

@@ -1,15 +1,31 @@
 /**
- * The one door every API transport goes through: API key -> organisation -> rate limit ->
- * ServiceContext. REST, GraphQL and tRPC call this and nothing else to learn who is calling.
+ * The one door every API transport goes through: API key (or, for GraphQL only, the dashboard's
+ * session cookie) -> organisation -> rate limit -> ServiceContext. REST, GraphQL and tRPC call this
+ * and nothing else to learn who is calling.
  */
 import { createContext, type AppDeps, type ServiceContext } from '../context';
+import { assertDashboardRequest, readSessionCookie } from '../dashboard/session-cookie';
+import { authenticateAdminSession } from '../services/admin-sessions/authenticate-admin-session';
 import { authenticateApiKey } from '../services/api-keys/authenticate-api-key';
 import type { RateLimiter } from './rate-limit';
 
 export type HttpDeps = AppDeps & { rateLimiter: RateLimiter };
 
-export async function authenticateRequest(deps: HttpDeps, headers: Headers, requestId: string): Promise<ServiceContext> {
-  const { org, apiKeyId } = await authenticateApiKey(deps, headers.get('x-api-key'));
+export async function authenticateRequest(
+  deps: HttpDeps,
+  headers: Headers,
+  requestId: string,
+  opts: { sessionCookie?: boolean } = {},
+): Promise<ServiceContext> {
+  const apiKey = headers.get('x-api-key');
+  const session = opts.sessionCookie && !apiKey ? readSessionCookie(headers) : null;
+  if (session) {
+    assertDashboardRequest(headers);
+    const { org, sessionId } = await authenticateAdminSession(deps, session);
+    await deps.rateLimiter.consume(sessionId);
+    return createContext(deps, org, { requestId });
+  }
+  const { org, apiKeyId } = await authenticateApiKey(deps, apiKey);
   await deps.rateLimiter.consume(apiKeyId);
   return createContext(deps, org, { apiKeyId, requestId });
 }
