@@ -204,6 +204,8 @@ describe('the dashboard in Chromium, as a new administrator', () => {
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(snippet);
     await page.getByLabel('Theme', { exact: true }).last().selectOption('dark');
     const frame = page.frameLocator('iframe.preview');
+    // The bubble sits in the preview's bottom-right corner: bring the whole frame into view.
+    await page.locator('iframe.preview').evaluate((e) => e.scrollIntoView({ block: 'end' }));
     await frame.locator('groundwork-chat .bubble').click();
     await frame.locator('groundwork-chat .input').fill('What is LayoutParser?');
     await frame.locator('groundwork-chat .input').press('Enter');
