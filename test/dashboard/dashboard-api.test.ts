@@ -279,6 +279,13 @@ describe('the dashboard app', () => {
     }
   });
 
+  it('keeps the first screen within 100 KB of gzipped JavaScript and CSS (npm run bench -- dashboard prints it)', async () => {
+    const { buildDashboard } = await import('../../src/dashboard/build-dashboard');
+    const { gzipSync } = await import('node:zlib');
+    const built = await buildDashboard();
+    expect(gzipSync(built.js, { level: 9 }).byteLength + gzipSync(built.css, { level: 9 }).byteLength).toBeLessThan(100 * 1024);
+  });
+
   it('serves the shell with a strict CSP, the bundle under its hash, and / redirects to /admin', async () => {
     const root = await t.app.fetch(new Request(`${ORIGIN}/`));
     expect(root.status).toBe(302);

@@ -96,7 +96,7 @@ function AddWebsite({ kbId, onAdded }: { kbId: string; onAdded: () => void }) {
         </div>
         <div>
           <label for="crawl-pages">Max pages</label>
-          <input id="crawl-pages" type="number" min={1} max={1000} value={maxPages} onInput={(e) => setMaxPages(e.currentTarget.value)} style="width:90px" />
+          <input id="crawl-pages" type="number" min={1} max={500} value={maxPages} onInput={(e) => setMaxPages(e.currentTarget.value)} style="width:90px" />
         </div>
         <div>
           <label for="crawl-depth">Max depth</label>
