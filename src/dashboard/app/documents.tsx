@@ -220,10 +220,10 @@ export function KbView({ kbId }: { kbId: string }) {
                     {d.status === 'failed' && <div class="small error-text">{d.error}</div>}
                   </td>
                   <td class="small">{formatDate(d.createdAt)}</td>
-                  <td class="row">
+                  <td><div class="row">
                     <button type="button" onClick={() => void act([d], 'reingest')} aria-label={`${d.status === 'failed' ? 'Retry' : 'Re-ingest'} ${d.filename}`}>{d.status === 'failed' ? 'Retry' : 'Re-ingest'}</button>
                     <button type="button" class="danger" onClick={() => setConfirm([d])} aria-label={`Delete ${d.filename}`}>Delete</button>
-                  </td>
+                  </div></td>
                 </tr>
               ))}
             </tbody>

@@ -99,10 +99,10 @@ export function KbListView() {
                     </td>
                     <td>{kb.docCount}</td>
                     <td>{kb.widgetEnabled ? 'on' : 'off'}</td>
-                    <td class="row">
+                    <td><div class="row">
                       <button type="button" onClick={() => setEditing(kb.id)} aria-label={`Rename or describe ${kb.name}`}>Edit</button>
                       <button type="button" class="danger" onClick={() => setDeleting(kb)} aria-label={`Delete ${kb.name}`}>Delete</button>
-                    </td>
+                    </div></td>
                   </tr>
                 ),
               )}

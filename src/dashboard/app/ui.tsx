@@ -17,7 +17,7 @@ export function since(iso: string, now = Date.now()): string {
 export const formatDate = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
 
 export function StatusBadge({ doc }: { doc: { status: string; chunkCount: number; updatedAt: string; error?: string | null } }) {
-  if (doc.status === 'ready') return <span class="badge ready">Ready · {doc.chunkCount} chunks</span>;
+  if (doc.status === 'ready') return <span class="badge ready">Ready · {doc.chunkCount} {doc.chunkCount === 1 ? 'chunk' : 'chunks'}</span>;
   if (doc.status === 'failed') return <span class="badge failed">Failed</span>;
   return <span class="badge processing">Processing · {since(doc.updatedAt)}</span>;
 }
