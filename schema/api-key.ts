@@ -1,4 +1,5 @@
-import { createApiKey } from '../src/services/api-keys/create-api-key';
+import { createApiKey, ZCreateApiKeyInput } from '../src/services/api-keys/create-api-key';
+import { parseInput } from '../src/validation';
 import { listApiKeys } from '../src/services/api-keys/list-api-keys';
 import { revokeApiKey } from '../src/services/api-keys/revoke-api-key';
 import { builder } from './builder';
@@ -40,7 +41,7 @@ builder.mutationFields((t) => ({
     args: { name: t.arg.string() },
     resolve: async (_r, { name }, ctx) => {
       const svc = await ctx.auth();
-      const created = await createApiKey(svc, svc.org.id, name ? { name } : {});
+      const created = await createApiKey(svc, svc.org.id, parseInput(ZCreateApiKeyInput, name ? { name } : {}));
       return { api_key: created.api_key, key: { id: created.id, prefix: created.prefix, name: created.name, created_at: created.created_at, last_used_at: null, revoked_at: null } };
     },
   }),

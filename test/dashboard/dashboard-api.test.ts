@@ -247,6 +247,11 @@ describe('Sandbox, keys and usage fields', () => {
     expect(revoked.revokedAt).toMatch(/^\d{4}-/);
     expect((await restClient(t.app, created.apiKey).get('/api/kbs')).status).toBe(401);
 
+    const tooLong = await dash(a.cookie, 'mutation($n: String) { createApiKey(name: $n) { apiKey } }', { n: 'x'.repeat(101) });
+    expect(code(tooLong.body)).toBe('invalid_input');
+    const badPage = await dash(a.cookie, 'query($id: ID!, $doc: ID!) { document(kbId: $id, id: $doc) { chunks(first: 1000) { nextAfter } } }', { id: a.kbId, doc: (await restClient(t.app, a.key).get(`/api/kbs/${a.kbId}/documents`)).body.documents[0].id });
+    expect(code(badPage.body)).toBe('invalid_input');
+
     const usage = (await dash(a.cookie, '{ usage { knowledgeBases maxKnowledgeBases documents maxDocuments questionsAsked voiceMinutes } }')).body.data.usage;
     expect(usage).toEqual({ knowledgeBases: 1, maxKnowledgeBases: 100, documents: 5, maxDocuments: 100000, questionsAsked: 3, voiceMinutes: 0 });
   });

@@ -90,5 +90,5 @@ describe('npm start on the embedded default, with the CLI beside it', () => {
     const offline = await cli('org', 'list', '--json');
     expect(offline.code, offline.stderr).toBe(0);
     expect(JSON.parse(offline.stdout).orgs.map((o: { slug: string }) => o.slug).sort()).toEqual(['acme', 'default']);
-  }, 240_000);
+  }, 300_000);
 });

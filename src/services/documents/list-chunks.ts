@@ -1,6 +1,7 @@
 /** A document's chunks in reading order: what the assistant will read, as the dashboard shows it. */
 import { z } from 'zod';
 import type { ServiceContext } from '../../context';
+import { parseInput } from '../../validation';
 import { requireDocument } from './get-document';
 
 export const ZListChunksInput = z
@@ -14,7 +15,7 @@ export const ZListChunksInput = z
   .strict();
 
 export async function listChunks(ctx: ServiceContext, rawInput: z.input<typeof ZListChunksInput>) {
-  const input = ZListChunksInput.parse(rawInput);
+  const input = parseInput(ZListChunksInput, rawInput);
   const doc = await requireDocument(ctx, { kb_id: input.kb_id, id: input.id });
   const rows = await ctx.db
     .selectFrom('chunks')
