@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- <name> [args]`: runs one benchmark from bench/<name>.ts and prints its numbers.
- * Benchmarks: api, ingest, quality, search (and widget, when present).
+ * Benchmarks: api, dashboard, ingest, quality, search (and widget, when present).
  */
 import { existsSync } from 'node:fs';
 

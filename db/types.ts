@@ -3,7 +3,7 @@
  * db/migrations/ must keep it true.
  */
 import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable, Updateable } from 'kysely';
-import type { ApiKeyId, ChunkId, DocumentId, KbId, MessageId, OrgId, SessionId } from '../src/ids';
+import type { AdminSessionId, ApiKeyId, ChunkId, DocumentId, KbId, MessageId, OrgId, SessionId } from '../src/ids';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Json<T> = ColumnType<T, string | T, string | T>;
@@ -143,6 +143,25 @@ export interface WorkerHeartbeatsTable {
   beat_at: ColumnType<Date, Date | undefined, Date>;
 }
 
+export interface AdminSessionsTable {
+  id: AdminSessionId;
+  org_id: OrgId;
+  /** sha256 of the cookie's secret; the secret itself is never stored. */
+  secret_hash: string;
+  created_via: 'api_key' | 'link';
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  revoked_at: Timestamp | null;
+}
+
+export interface AdminSignInLinksTable {
+  token_hash: string;
+  org_id: OrgId;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -156,6 +175,8 @@ export interface Database {
   chat_messages: ChatMessagesTable;
   app_secrets: AppSecretsTable;
   worker_heartbeats: WorkerHeartbeatsTable;
+  admin_sessions: AdminSessionsTable;
+  admin_sign_in_links: AdminSignInLinksTable;
 }
 
 export type Organization = Selectable<OrganizationsTable>;

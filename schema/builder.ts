@@ -3,10 +3,14 @@
  * checked once per request, the first time a resolver needs the caller's organisation.
  */
 import SchemaBuilder from '@pothos/core';
-import type { ServiceContext } from '../src/context';
+import type { AppDeps, ServiceContext } from '../src/context';
 
 export type GraphQLContext = {
   requestId: string;
+  deps: AppDeps;
+  request: Request;
+  /** Adds a Set-Cookie header to the HTTP response (dashboard sign-in and sign-out). */
+  setCookie: (cookie: string) => void;
   /** Authenticates the request (memoised); throws AppError('unauthorized') without a valid key. */
   auth: () => Promise<ServiceContext>;
   /** Charges the request's cost to its API key (or, without one, its IP); see src/graphql/limits.ts. */

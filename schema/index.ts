@@ -4,5 +4,10 @@ import './answers';
 import './document';
 import './knowledge-base';
 import './organization';
+import './admin-session';
+import './api-key';
+import './conversation';
+import './document-page';
+import './usage';
 
 export const schema = builder.toSchema({ sortSchema: true });

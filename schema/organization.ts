@@ -1,6 +1,7 @@
 import { PLAN_NAMES } from '../src/services/plans';
 import { toOrgDto, type OrgDto } from '../src/services/orgs/org-dto';
 import { getOrgSettings, updateOrgSettings, type OrgSettingsDto } from '../src/services/orgs/org-settings';
+import { voiceUnavailableReason } from '../src/services/voice/voice-availability';
 import { builder } from './builder';
 
 const PlanEnum = builder.enumType('Plan', { values: PLAN_NAMES });
@@ -10,6 +11,14 @@ const OrganizationSettingsRef = builder.objectRef<OrgSettingsDto>('OrganizationS
   fields: (t) => ({
     voiceEnabled: t.exposeBoolean('voice_enabled', { description: 'Voice switched on (Workspace, Settings, Voice)' }),
     voiceAvailable: t.exposeBoolean('voice_available', { description: 'Voice switched on and included in the plan (Starter and above)' }),
+    voiceUnavailableReason: t.string({
+      nullable: true,
+      description: 'Why voice cannot be switched on (plan below Starter, or no realtime provider configured); null when it can',
+      resolve: async (_s, _a, ctx) => {
+        const svc = await ctx.auth();
+        return voiceUnavailableReason(svc.org, svc.config);
+      },
+    }),
     allowedOrigins: t.exposeStringList('allowed_origins', {
       description: 'Origins (scheme://host[:port]) allowed to embed the widget; empty allows every origin',
     }),

@@ -18,6 +18,7 @@ import { createRestApi } from './rest/rest-api';
 import { clientIp, createWidgetApi } from './rest/routes/widget';
 import { createEmbedRoutes } from './embed/embed-routes';
 import { createTrpcHandler } from './trpc/handler';
+import { createDashboardRoutes } from './dashboard/dashboard-routes';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -58,7 +59,15 @@ export function createApp(appDeps: AppDeps & Partial<Pick<HttpDeps, 'rateLimiter
   app.route('/api/widget', createWidgetApi(deps));
   app.route('/api', createRestApi(deps));
   app.route('/embed', createEmbedRoutes(deps.config, deps.logger));
-  app.on(['GET', 'POST', 'OPTIONS'], '/graphql', (c) => graphql.fetch(c.req.raw, { requestId: c.var.requestId, clientIp: clientIp(c, deps.config.trustProxy) }));
+  app.on(['GET', 'POST', 'OPTIONS'], '/graphql', async (c) => {
+    const cookies: string[] = [];
+    const res = await graphql.fetch(c.req.raw, { requestId: c.var.requestId, clientIp: clientIp(c, deps.config.trustProxy), setCookie: (v: string) => void cookies.push(v) });
+    if (cookies.length === 0) return res;
+    const headers = new Headers(res.headers);
+    for (const v of cookies) headers.append('set-cookie', v);
+    return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+  });
+  app.route('/', createDashboardRoutes(deps));
   app.all('/trpc/*', (c) => trpc(c.req.raw, c.var.requestId));
 
   app.notFound((c) => c.json(errorBody(new AppError('not_found', `No route for ${c.req.method} ${c.req.path}`)), 404));

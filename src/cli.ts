@@ -11,6 +11,7 @@ import { openRuntime, type Runtime } from './runtime';
 import { createApiKey } from './services/api-keys/create-api-key';
 import { listApiKeys } from './services/api-keys/list-api-keys';
 import { revokeApiKey } from './services/api-keys/revoke-api-key';
+import { createSignInLink } from './services/admin-sessions/create-sign-in-link';
 import { createOrg } from './services/orgs/create-org';
 import { findOrgBySlug } from './services/orgs/find-org';
 import { toOrgDto } from './services/orgs/org-dto';
@@ -95,6 +96,23 @@ key
     withRuntime(async (rt) => {
       const revoked = await revokeApiKey(rt.deps, (await findOrgBySlug(rt.deps, opts.org)).id, idOrPrefix);
       print(opts.json, revoked, `revoked ${revoked.id} (${revoked.prefix}…)`);
+    }),
+  );
+
+const dashboard = program.command('dashboard').description('The admin dashboard');
+dashboard
+  .command('link')
+  .description('Print a one-time sign-in link to the dashboard (valid 15 minutes, once)')
+  .requiredOption('--org <slug>', 'organisation slug')
+  .option('--url <url>', 'the address the server is reached at (default: http://HOST:PORT from the configuration)')
+  .option('--json', 'print JSON')
+  .action((opts) =>
+    withRuntime(async (rt) => {
+      const o = await findOrgBySlug(rt.deps, opts.org);
+      const { token, expires_at } = await createSignInLink(rt.deps, o.id);
+      const base = (opts.url ?? `http://${rt.config.host === '0.0.0.0' ? 'localhost' : rt.config.host}:${rt.config.port}`).replace(/\/+$/, '');
+      const url = `${base}/admin/sign-in?token=${token}`;
+      print(opts.json, { url, expires_at }, `Open this link to sign in to the dashboard as ${o.slug} (once, before ${expires_at}):\n${url}`);
     }),
   );
 

@@ -13,6 +13,7 @@ export const ID_PREFIXES = {
   chunk: 'chk',
   sess: 'sess',
   msg: 'msg',
+  adminSession: 'asess',
 } as const;
 
 type Prefix = keyof typeof ID_PREFIXES;
@@ -24,6 +25,7 @@ export type DocumentId = Id<'doc'>;
 export type ChunkId = Id<'chunk'>;
 export type SessionId = Id<'sess'>;
 export type MessageId = Id<'msg'>;
+export type AdminSessionId = Id<'adminSession'>;
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

@@ -10,12 +10,14 @@ import { openRuntime } from './runtime';
 import { ensureDefaultOrg } from './services/orgs/ensure-default-org';
 import { ConfigError } from './config';
 
-function printFirstKey(created: { org: { slug: string }; api_key: string }) {
+function printFirstKey(created: { org: { slug: string }; api_key: string }, dashboardUrl: string) {
   const lines = [
     'Groundwork created a default organisation on this empty database.',
     `  organisation: ${created.org.slug}`,
     `  API key:      ${created.api_key}`,
-    'This key is shown only once. Send it as the x-api-key header.',
+    `  dashboard:    ${dashboardUrl}`,
+    'This key is shown only once. Send it as the x-api-key header,',
+    'or paste it into the dashboard to sign in.',
   ];
   const width = Math.max(...lines.map((l) => l.length)) + 2;
   const bar = '='.repeat(width + 2);
@@ -28,13 +30,16 @@ async function main() {
   const { config, logger, database } = runtime;
 
   const created = await ensureDefaultOrg(runtime.deps);
-  if (created) printFirstKey(created);
 
   const worker: Runner | null = config.worker.inline ? await startWorker(runtime) : null;
   const app = createApp(runtime.deps);
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     logger.info({ port: info.port, db: database.mode, worker: worker ? 'inline' : 'off', startupMs: Math.round(performance.now() - started) }, 'listening');
+    // The box is printed once the port is known (PORT=0 picks one), before the "listening" line.
+    const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+    if (created) printFirstKey(created, `http://${shownHost}:${info.port}/admin`);
     process.stdout.write(`Groundwork listening on http://${config.host}:${info.port}\n`);
+    process.stdout.write(`Dashboard: http://${shownHost}:${info.port}/admin\n`);
   });
 
   let stopping = false;

@@ -10,8 +10,9 @@ import { authenticateRequest, type HttpDeps } from '../http/authenticate-request
 import { createRateLimiter } from '../http/rate-limit';
 import type { GraphQLContext } from '../../schema/builder';
 import { graphqlLimitPlugins } from './limits';
+import { readSessionCookie } from '../dashboard/session-cookie';
 
-type ServerContext = { requestId: string; clientIp: string };
+type ServerContext = { requestId: string; clientIp: string; setCookie: (cookie: string) => void };
 
 export function createGraphQLHandler(deps: HttpDeps) {
   // Keyless requests (introspection) get the per-key budget, per client IP.
@@ -23,17 +24,19 @@ export function createGraphQLHandler(deps: HttpDeps) {
     graphiql: deps.config.graphiql,
     landingPage: false,
     logging: false,
-    context: ({ request, requestId, clientIp }) => {
+    context: ({ request, requestId, clientIp, setCookie }) => {
       let authed: ReturnType<GraphQLContext['auth']> | undefined;
       let cost = 1;
-      const auth = () => (authed ??= authenticateRequest(deps, request.headers, requestId, cost));
-      // Called once before execution (src/graphql/limits.ts): the whole request's cost is charged up front.
+      // GraphQL alone accepts the dashboard's session cookie (under the origin and CSRF rules).
+      const auth = () => (authed ??= authenticateRequest(deps, request.headers, requestId, { sessionCookie: true, cost }));
+      // Called once before execution (src/graphql/limits.ts): the whole request's cost is charged up front,
+      // to the key or dashboard session when there is one, else to the client's IP.
       const chargeCost = async (points: number) => {
         cost = points;
-        if (request.headers.get('x-api-key')) await auth();
+        if (request.headers.get('x-api-key') || readSessionCookie(request.headers)) await auth();
         else await perIp.consume(`graphql-ip:${clientIp}`, points);
       };
-      return { requestId, auth, chargeCost } as GraphQLContext;
+      return { requestId, deps, request, setCookie, auth, chargeCost } as GraphQLContext;
     },
     maskedErrors: {
       maskError(error) {

@@ -1,16 +1,32 @@
 /**
- * The one door every API transport goes through: API key -> organisation -> rate limit ->
- * ServiceContext. REST, GraphQL and tRPC call this and nothing else to learn who is calling.
+ * The one door every API transport goes through: API key (or, for GraphQL only, the dashboard's
+ * session cookie) -> organisation -> rate limit -> ServiceContext. REST, GraphQL and tRPC call this
+ * and nothing else to learn who is calling.
  */
 import { createContext, type AppDeps, type ServiceContext } from '../context';
+import { assertDashboardRequest, readSessionCookie } from '../dashboard/session-cookie';
+import { authenticateAdminSession } from '../services/admin-sessions/authenticate-admin-session';
 import { authenticateApiKey } from '../services/api-keys/authenticate-api-key';
 import type { RateLimiter } from './rate-limit';
 
 export type HttpDeps = AppDeps & { rateLimiter: RateLimiter };
 
-/** `cost`: rate-limit points the request uses (a GraphQL request with 50 root fields costs 50). */
-export async function authenticateRequest(deps: HttpDeps, headers: Headers, requestId: string, cost = 1): Promise<ServiceContext> {
-  const { org, apiKeyId } = await authenticateApiKey(deps, headers.get('x-api-key'));
-  await deps.rateLimiter.consume(apiKeyId, cost);
+export async function authenticateRequest(
+  deps: HttpDeps,
+  headers: Headers,
+  requestId: string,
+  /** `cost`: rate-limit points the request uses (a GraphQL request with 50 root fields costs 50). */
+  opts: { sessionCookie?: boolean; cost?: number } = {},
+): Promise<ServiceContext> {
+  const apiKey = headers.get('x-api-key');
+  const session = opts.sessionCookie && !apiKey ? readSessionCookie(headers) : null;
+  if (session) {
+    assertDashboardRequest(headers);
+    const { org, sessionId } = await authenticateAdminSession(deps, session);
+    await deps.rateLimiter.consume(sessionId, opts.cost ?? 1);
+    return createContext(deps, org, { requestId });
+  }
+  const { org, apiKeyId } = await authenticateApiKey(deps, apiKey);
+  await deps.rateLimiter.consume(apiKeyId, opts.cost ?? 1);
   return createContext(deps, org, { apiKeyId, requestId });
 }

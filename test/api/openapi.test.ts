@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { printedSchema } from '../../schema/print-schema';
+import { DASHBOARD_TYPES_FILE, printedDashboardTypes, printedSchema } from '../../schema/print-schema';
 import { restClient } from '../helpers/api-client';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 
@@ -46,5 +46,9 @@ describe('GraphQL SDL', () => {
   it('committed schema/schema.graphql matches the Pothos schema (run npm run schema:print)', () => {
     const committed = readFileSync(new URL('../../schema/schema.graphql', import.meta.url), 'utf8');
     expect(committed).toBe(printedSchema());
+  });
+
+  it("committed src/dashboard/app/graphql-env.d.ts (the dashboard's gql.tada types) matches the schema", () => {
+    expect(readFileSync(DASHBOARD_TYPES_FILE, 'utf8')).toBe(printedDashboardTypes());
   });
 });

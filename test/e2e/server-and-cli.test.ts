@@ -37,6 +37,8 @@ describe('npm start on the embedded default, with the CLI beside it', () => {
     const first = await startServer(serverEnv);
     const key = first.apiKey;
     expect(key, first.output()).toMatch(/^gw_[0-9A-Za-z]{40}$/);
+    // The first-start box names the dashboard too.
+    expect(first.output()).toMatch(/dashboard: +http:\/\/[\w.]+:\d+\/admin/);
 
     const kbs = await fetch(`${first.url}/api/kbs`, { headers: { 'x-api-key': key! } });
     expect(kbs.status).toBe(200);
@@ -61,6 +63,16 @@ describe('npm start on the embedded default, with the CLI beside it', () => {
     expect(revoke.code, revoke.stderr).toBe(0);
     expect((await fetch(`${first.url}/api/kbs`, { headers: { 'x-api-key': secondKey } })).status).toBe(401);
 
+    // A one-time dashboard sign-in link: sets the session cookie once.
+    const link = await cli('dashboard', 'link', '--org', 'acme', '--url', first.url, '--json');
+    expect(link.code, link.stderr).toBe(0);
+    const { url } = JSON.parse(link.stdout) as { url: string };
+    expect(url).toMatch(new RegExp(`^${first.url}/admin/sign-in\\?token=[0-9A-Za-z]{43}$`));
+    const signedIn = await fetch(url, { redirect: 'manual' });
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers.get('set-cookie')).toMatch(/^gw_admin=\w+; Path=\/; HttpOnly; SameSite=Strict/);
+    expect((await fetch(url, { redirect: 'manual' })).status).toBe(401);
+
     const duplicate = await cli('org', 'create', '--name', 'Acme');
     expect(duplicate.code).toBe(1);
     expect(duplicate.stderr).toMatch(/already exists/);
@@ -78,5 +90,5 @@ describe('npm start on the embedded default, with the CLI beside it', () => {
     const offline = await cli('org', 'list', '--json');
     expect(offline.code, offline.stderr).toBe(0);
     expect(JSON.parse(offline.stdout).orgs.map((o: { slug: string }) => o.slug).sort()).toEqual(['acme', 'default']);
-  }, 240_000);
+  }, 300_000);
 });

@@ -3,7 +3,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { deleteDocument } from '../../services/documents/delete-document';
 import { ZDocument } from '../../services/documents/document-dto';
 import { getDocument } from '../../services/documents/get-document';
-import { listDocuments } from '../../services/documents/list-documents';
+import { listDocuments, MAX_DOCUMENT_PAGE } from '../../services/documents/list-documents';
 import { reingestDocument } from '../../services/documents/reingest-document';
 import type { HonoEnv } from '../hono-env';
 import { errorResponses, security } from '../openapi';
@@ -11,6 +11,11 @@ import { errorResponses, security } from '../openapi';
 const ZKbParams = z.object({ id: z.string().openapi({ param: { name: 'id', in: 'path' } }) });
 const ZDocParams = ZKbParams.extend({ docId: z.string().openapi({ param: { name: 'docId', in: 'path' } }) });
 const One = z.object({ document: ZDocument });
+const ZListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(MAX_DOCUMENT_PAGE).optional().openapi({ description: `Page size (1-${MAX_DOCUMENT_PAGE}); without it every document is returned` }),
+  cursor: z.string().min(1).max(100).optional().openapi({ description: 'The next_cursor of the previous page' }),
+  status: z.enum(['processing', 'ready', 'failed']).optional(),
+});
 
 export function registerDocumentRoutes(app: OpenAPIHono<HonoEnv>) {
   app.openapi(
@@ -20,13 +25,16 @@ export function registerDocumentRoutes(app: OpenAPIHono<HonoEnv>) {
       tags: ['Documents'],
       summary: 'List the documents of a knowledge base',
       security,
-      request: { params: ZKbParams },
+      request: { params: ZKbParams, query: ZListQuery },
       responses: {
-        200: { description: 'Documents, newest first', content: { 'application/json': { schema: z.object({ documents: z.array(ZDocument) }) } } },
-        ...errorResponses(404),
+        200: {
+          description: 'Documents, newest first; with `limit`, one keyset page and the cursor of the next (null on the last page)',
+          content: { 'application/json': { schema: z.object({ documents: z.array(ZDocument), next_cursor: z.string().nullable() }) } },
+        },
+        ...errorResponses(400, 404),
       },
     }),
-    async (c) => c.json(await listDocuments(c.var.svc, { kb_id: c.req.valid('param').id }), 200),
+    async (c) => c.json(await listDocuments(c.var.svc, { kb_id: c.req.valid('param').id, ...c.req.valid('query') }), 200),
   );
 
   app.openapi(

@@ -1,0 +1,63 @@
+/** The Sandbox's view of answers: retrieval with its scores, and a KB's past conversations. */
+import { listConversations } from '../src/services/chat/list-conversations';
+import { retrieveDebug } from '../src/services/rag/retrieve-debug';
+import { builder } from './builder';
+
+type Passage = Awaited<ReturnType<typeof retrieveDebug>>['passages'][number];
+const PassageRef = builder.objectRef<Passage>('RetrievedPassage').implement({
+  fields: (t) => ({
+    rank: t.exposeInt('rank'),
+    chunkId: t.exposeID('chunk_id'),
+    docId: t.exposeID('doc_id'),
+    filename: t.exposeString('filename'),
+    text: t.exposeString('text'),
+    headingPath: t.exposeStringList('heading_path'),
+    page: t.exposeInt('page', { nullable: true }),
+    url: t.exposeString('url', { nullable: true }),
+    score: t.exposeFloat('score', { description: 'Fused relevance in (0, 1), as citations show it' }),
+    lexicalScore: t.exposeFloat('lexical', { description: 'BM25 score (0 when no query word matches)' }),
+    vectorScore: t.exposeFloat('dense', { description: 'Cosine similarity of the embeddings' }),
+  }),
+});
+
+const RetrievalRef = builder.objectRef<Awaited<ReturnType<typeof retrieveDebug>>>('Retrieval').implement({
+  fields: (t) => ({
+    confident: t.exposeBoolean('confident', { description: 'False when nothing in the KB is about the question (the answer refuses)' }),
+    passages: t.field({ type: [PassageRef], resolve: (r) => r.passages }),
+  }),
+});
+
+type Conversation = Awaited<ReturnType<typeof listConversations>>['conversations'][number];
+const ConversationRef = builder.objectRef<Conversation>('Conversation').implement({
+  description: 'A chat session of a KB (from the API, the widget or the dashboard)',
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'The session id: pass it to chat and chatMessages' }),
+    createdAt: t.field({ type: 'DateTime', resolve: (c) => c.created_at }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (c) => c.updated_at }),
+    messageCount: t.exposeInt('message_count'),
+    firstQuestion: t.exposeString('first_question', { nullable: true }),
+  }),
+});
+
+const ConversationPage = builder.objectRef<Awaited<ReturnType<typeof listConversations>>>('ConversationPage').implement({
+  fields: (t) => ({
+    nodes: t.field({ type: [ConversationRef], resolve: (p) => p.conversations }),
+    nextCursor: t.exposeString('next_cursor', { nullable: true }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  retrieve: t.field({
+    type: RetrievalRef,
+    description: 'Retrieval only (no answer): the passages in rank order with their lexical and vector scores',
+    args: { kbId: t.arg.id({ required: true }), query: t.arg.string({ required: true }), topK: t.arg.int() },
+    resolve: async (_r, { kbId, query, topK }, ctx) => retrieveDebug(await ctx.auth(), { kb_id: String(kbId), query, ...(topK != null ? { top_k: topK } : {}) }),
+  }),
+  conversations: t.field({
+    type: ConversationPage,
+    description: "A KB's conversations, most recently active first",
+    args: { kbId: t.arg.id({ required: true }), first: t.arg.int({ defaultValue: 20 }), after: t.arg.string() },
+    resolve: async (_r, { kbId, first, after }, ctx) =>
+      listConversations(await ctx.auth(), { kb_id: String(kbId), limit: first ?? 20, ...(after ? { cursor: after } : {}) }),
+  }),
+}));

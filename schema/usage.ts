@@ -1,0 +1,19 @@
+import { getUsage } from '../src/services/orgs/get-usage';
+import { builder } from './builder';
+
+builder.queryFields((t) => ({
+  usage: t.field({
+    type: builder.objectRef<Awaited<ReturnType<typeof getUsage>>>('Usage').implement({
+      description: "The organisation's use against its plan's limits",
+      fields: (f) => ({
+        knowledgeBases: f.exposeInt('knowledge_bases'),
+        maxKnowledgeBases: f.exposeInt('max_knowledge_bases'),
+        documents: f.exposeInt('documents'),
+        maxDocuments: f.exposeInt('max_documents'),
+        questionsAsked: f.exposeInt('questions_asked', { description: 'Questions in stored conversations (chat and widget)' }),
+        voiceMinutes: f.exposeInt('voice_minutes'),
+      }),
+    }),
+    resolve: async (_r, _a, ctx) => getUsage(await ctx.auth()),
+  }),
+}));

@@ -1,0 +1,159 @@
+/**
+ * The Groundwork dashboard: Knowledge Bases, Sandbox and Workspace (Embed, Settings, Usage). A hash
+ * router keeps every view addressable without server routes; the server only serves the shell.
+ */
+import { signal } from '@preact/signals';
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { gql, setOnSignedOut, type ResultOf } from './gql';
+import { Me, SignIn, SignOut } from './queries';
+import { DocumentView, KbView } from './documents';
+import { KbListView } from './kbs';
+import { SandboxView } from './sandbox';
+import { EmbedView, SettingsView, UsageView } from './workspace';
+import { errorMessage, Notice } from './ui';
+
+export type Org = ResultOf<typeof Me>['organization'];
+
+export const org = signal<Org | null | undefined>(undefined);
+const route = signal(location.hash.slice(1) || '/kbs');
+addEventListener('hashchange', () => (route.value = location.hash.slice(1) || '/kbs'));
+setOnSignedOut(() => (org.value = null));
+
+export const refreshOrg = async () => {
+  try {
+    org.value = (await gql(Me)).organization;
+  } catch {
+    org.value = null;
+  }
+};
+
+const THEMES = ['auto', 'light', 'dark'] as const;
+const theme = signal<(typeof THEMES)[number]>((localStorage.getItem('gw-theme') as 'auto') ?? 'auto');
+const applyTheme = () => {
+  if (theme.value === 'auto') delete document.documentElement.dataset.theme;
+  else document.documentElement.dataset.theme = theme.value;
+};
+
+function SignInView() {
+  const [key, setKey] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  return (
+    <main id="content" class="signin">
+      <div class="card">
+        <h1>Sign in to Groundwork</h1>
+        <p class="muted">
+          Use an API key of your organisation (the first start of the server prints one), or open a one-time link from{' '}
+          <code>npm run cli -- dashboard link --org &lt;slug&gt;</code>.
+        </p>
+        <form
+          onSubmit={async (e) => {
+            e.preventDefault();
+            setBusy(true);
+            try {
+              await gql(SignIn, { apiKey: key.trim() });
+              setKey('');
+              await refreshOrg();
+            } catch (err) {
+              setError(errorMessage(err));
+            } finally {
+              setBusy(false);
+            }
+          }}
+        >
+          <label for="api-key">API key</label>
+          <input id="api-key" type="password" autocomplete="off" required value={key} onInput={(e) => setKey(e.currentTarget.value)} placeholder="gw_…" style="width:100%" />
+          <Notice error={error} />
+          <p>
+            <button class="primary" type="submit" disabled={busy}>
+              Sign in
+            </button>
+          </p>
+        </form>
+        <p class="small muted">The key is exchanged for a session cookie that scripts cannot read; the key itself is not kept in the browser.</p>
+      </div>
+    </main>
+  );
+}
+
+const NAV = [
+  ['/kbs', 'Knowledge Bases'],
+  ['/sandbox', 'Sandbox'],
+  ['/embed', 'Embed'],
+  ['/settings', 'Settings'],
+  ['/usage', 'Usage'],
+] as const;
+
+function View({ path, o }: { path: string; o: Org }) {
+  const parts = path.split('/').filter(Boolean);
+  if (parts[0] === 'kbs' && parts[1] && parts[2] === 'doc' && parts[3]) return <DocumentView kbId={parts[1]} docId={parts[3]} />;
+  if (parts[0] === 'kbs' && parts[1]) return <KbView kbId={parts[1]} />;
+  if (parts[0] === 'sandbox') return <SandboxView kbId={parts[1]} />;
+  if (parts[0] === 'embed') return <EmbedView org={o} />;
+  if (parts[0] === 'settings') return <SettingsView org={o} />;
+  if (parts[0] === 'usage') return <UsageView org={o} />;
+  return <KbListView />;
+}
+
+function App() {
+  useEffect(() => void refreshOrg(), []);
+  useEffect(applyTheme, [theme.value]);
+  useEffect(() => {
+    const area = NAV.find(([p]) => route.value.startsWith(p))?.[1] ?? 'Dashboard';
+    document.title = `${area} · Groundwork`;
+  }, [route.value]);
+  const o = org.value;
+  if (o === undefined) return <p class="boot">Loading…</p>;
+  if (o === null) return <SignInView />;
+  return (
+    <>
+      <a class="skip" href="#content" onClick={(e) => (e.preventDefault(), document.getElementById('content')?.focus())}>
+        Skip to content
+      </a>
+      <header class="top">
+        <span class="brand">Groundwork</span>
+        <span class="org">
+          {o.name} · {o.plan} plan
+        </span>
+        <label class="inline small">
+          Theme
+          <select
+            value={theme.value}
+            onChange={(e) => {
+              theme.value = e.currentTarget.value as 'auto';
+              localStorage.setItem('gw-theme', theme.value);
+            }}
+          >
+            {THEMES.map((t) => (
+              <option value={t}>{t}</option>
+            ))}
+          </select>
+        </label>
+        <button
+          type="button"
+          onClick={async () => {
+            await gql(SignOut).catch(() => {});
+            org.value = null;
+            location.hash = '';
+          }}
+        >
+          Sign out
+        </button>
+      </header>
+      <nav class="main" aria-label="Dashboard">
+        {NAV.map(([p, label]) => (
+          <a href={`#${p}`} aria-current={route.value.startsWith(p) ? 'page' : undefined}>
+            {label}
+          </a>
+        ))}
+      </nav>
+      <main id="content" tabIndex={-1}>
+        <View path={route.value} o={o} />
+      </main>
+    </>
+  );
+}
+
+applyTheme();
+render(<App />, document.getElementById('app')!);

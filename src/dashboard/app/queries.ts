@@ -1,0 +1,119 @@
+/** Every GraphQL operation the dashboard sends, typed against the schema by gql.tada. */
+import { graphql } from './gql';
+
+export const DocumentFields = graphql(`
+  fragment DocumentFields on Document {
+    id kbId filename source status chunkCount error sizeBytes pages createdAt updatedAt
+  }
+`);
+
+export const SignIn = graphql(`mutation SignIn($apiKey: String!) { signIn(apiKey: $apiKey) { expiresAt } }`);
+export const SignOut = graphql(`mutation SignOut { signOut }`);
+
+export const Me = graphql(`
+  query Me {
+    organization { id slug name plan settings { voiceEnabled voiceAvailable voiceUnavailableReason allowedOrigins } }
+  }
+`);
+
+export const KbList = graphql(`
+  query KbList { knowledgeBases { id name description docCount widgetEnabled createdAt } }
+`);
+
+export const CreateKb = graphql(`
+  mutation CreateKb($input: CreateKnowledgeBaseInput!) { createKnowledgeBase(input: $input) { id name } }
+`);
+export const UpdateKb = graphql(`
+  mutation UpdateKb($input: UpdateKnowledgeBaseInput!) { updateKnowledgeBase(input: $input) { id name description widgetEnabled } }
+`);
+export const DeleteKb = graphql(`mutation DeleteKb($id: ID!) { deleteKnowledgeBase(id: $id) { success } }`);
+
+export const KbDocuments = graphql(
+  `
+  query KbDocuments($id: ID!, $first: Int, $after: String, $status: DocumentStatus) {
+    knowledgeBase(id: $id) {
+      id name description docCount
+      documentCounts { processing ready failed }
+      documentPage(first: $first, after: $after, status: $status) { nodes { ...DocumentFields } nextCursor }
+    }
+  }
+`,
+  [DocumentFields],
+);
+
+export const UploadDocument = graphql(
+  `mutation UploadDocument($kbId: ID!, $file: File!) { uploadDocument(kbId: $kbId, file: $file) { ...DocumentFields } }`,
+  [DocumentFields],
+);
+export const IngestUrl = graphql(
+  `mutation IngestUrl($input: IngestUrlInput!) { ingestUrl(input: $input) { ...DocumentFields } }`,
+  [DocumentFields],
+);
+export const DeleteDocument = graphql(`mutation DeleteDocument($kbId: ID!, $id: ID!) { deleteDocument(kbId: $kbId, id: $id) { success } }`);
+export const ReingestDocument = graphql(
+  `mutation ReingestDocument($kbId: ID!, $id: ID!) { reingestDocument(kbId: $kbId, id: $id) { ...DocumentFields } }`,
+  [DocumentFields],
+);
+
+export const DocumentDetail = graphql(
+  `
+  query DocumentDetail($kbId: ID!, $id: ID!, $after: Int) {
+    document(kbId: $kbId, id: $id) {
+      ...DocumentFields
+      chunks(first: 50, after: $after) { nodes { id position text headingPath page url tokenCount } nextAfter }
+    }
+  }
+`,
+  [DocumentFields],
+);
+
+export const CitationFields = graphql(`
+  fragment CitationFields on Citation { marker docId chunkId filename url page heading snippet score }
+`);
+
+export const Chat = graphql(
+  `
+  mutation Chat($kbId: ID!, $message: String!, $sessionId: ID) {
+    chat(kbId: $kbId, message: $message, sessionId: $sessionId) { response sessionId citations { ...CitationFields } }
+  }
+`,
+  [CitationFields],
+);
+
+export const Retrieve = graphql(`
+  query Retrieve($kbId: ID!, $query: String!, $topK: Int) {
+    retrieve(kbId: $kbId, query: $query, topK: $topK) {
+      confident
+      passages { rank chunkId filename text headingPath page url score lexicalScore vectorScore }
+    }
+  }
+`);
+
+export const Conversations = graphql(`
+  query Conversations($kbId: ID!, $after: String) {
+    conversations(kbId: $kbId, first: 20, after: $after) { nodes { id createdAt updatedAt messageCount firstQuestion } nextCursor }
+  }
+`);
+
+export const ChatMessages = graphql(
+  `
+  query ChatMessages($kbId: ID!, $sessionId: ID!) {
+    chatMessages(kbId: $kbId, sessionId: $sessionId) { id role content createdAt citations { ...CitationFields } }
+  }
+`,
+  [CitationFields],
+);
+
+export const UpdateSettings = graphql(`
+  mutation UpdateSettings($input: UpdateOrganizationSettingsInput!) {
+    updateOrganizationSettings(input: $input) { voiceEnabled voiceAvailable voiceUnavailableReason allowedOrigins }
+  }
+`);
+
+export const ApiKeys = graphql(`query ApiKeys { apiKeys { id prefix name createdAt lastUsedAt revokedAt } }`);
+export const CreateApiKey = graphql(`mutation CreateApiKey($name: String) { createApiKey(name: $name) { apiKey key { id prefix } } }`);
+export const RevokeApiKey = graphql(`mutation RevokeApiKey($id: ID!) { revokeApiKey(id: $id) { id revokedAt } }`);
+
+export const Usage = graphql(`
+  query Usage { usage { knowledgeBases maxKnowledgeBases documents maxDocuments questionsAsked voiceMinutes } }
+`);

@@ -1,0 +1,177 @@
+/**
+ * Sandbox: ask a KB a question as a chat (session memory), see the numbered citations, open one, and
+ * beside the answer the retrieved passages in rank order with their lexical and vector scores.
+ * Past conversations of the KB (widget's included) can be browsed and continued.
+ * The answer arrives whole: the dashboard speaks only GraphQL, where the chat is one mutation.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { gql, type ResultOf } from './gql';
+import { Chat, ChatMessages, Conversations, KbList, Retrieve } from './queries';
+import { errorMessage, formatDate, Notice, useLoad } from './ui';
+
+type Citation = ResultOf<typeof Chat>['chat']['citations'][number];
+type Message = { role: string; content: string; citations: readonly Citation[] };
+type Passages = ResultOf<typeof Retrieve>['retrieve'];
+
+function AnswerText({ m, onCite }: { m: Message; onCite: (c: Citation) => void }) {
+  // Citation markers like [1] become buttons that open the cited passage.
+  const parts = m.content.split(/(\[\d+\])/g);
+  return (
+    <p style="margin:0;white-space:pre-wrap">
+      {parts.map((p) => {
+        const n = /^\[(\d+)\]$/.exec(p)?.[1];
+        const c = n ? m.citations.find((x) => x.marker === Number(n)) : undefined;
+        return c ? (
+          <button type="button" class="cite" aria-label={`Source ${c.marker}: ${c.filename}`} onClick={() => onCite(c)}>
+            {c.marker}
+          </button>
+        ) : (
+          p
+        );
+      })}
+    </p>
+  );
+}
+
+function ConversationList({ kbId, reloadKey, onOpen }: { kbId: string; reloadKey: number; onOpen: (id: string) => void }) {
+  const { data, error, setData } = useLoad(() => gql(Conversations, { kbId }), [kbId, reloadKey]);
+  const page = data?.conversations;
+  return (
+    <div class="card">
+      <h2 style="margin-top:0">Past conversations</h2>
+      <Notice error={error} />
+      {page && page.nodes.length === 0 && <p class="muted">None yet.</p>}
+      <ul style="padding-left:18px">
+        {page?.nodes.map((c) => (
+          <li>
+            <button type="button" class="link" onClick={() => onOpen(c.id)}>{c.firstQuestion ?? '(no question)'}</button>
+            <div class="small muted">{c.messageCount} messages · {formatDate(c.updatedAt)}</div>
+          </li>
+        ))}
+      </ul>
+      {page?.nextCursor && (
+        <button type="button" onClick={async () => {
+          const r = await gql(Conversations, { kbId, after: page.nextCursor });
+          setData({ conversations: { nodes: [...page.nodes, ...r.conversations.nodes], nextCursor: r.conversations.nextCursor } });
+        }}>Older conversations</button>
+      )}
+    </div>
+  );
+}
+
+export function SandboxView({ kbId: routeKb }: { kbId?: string | undefined }) {
+  const kbs = useLoad(() => gql(KbList), []);
+  const [kbId, setKbId] = useState(routeKb ?? '');
+  const [sessionId, setSessionId] = useState<string | null>(null);
+  const [messages, setMessages] = useState<Message[]>([]);
+  const [question, setQuestion] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [passages, setPassages] = useState<Passages | null>(null);
+  const [open, setOpen] = useState<Citation | null>(null);
+  const [reloadKey, setReloadKey] = useState(0);
+
+  useEffect(() => {
+    if (!kbId && kbs.data?.knowledgeBases[0]) setKbId(kbs.data.knowledgeBases[0].id);
+  }, [kbs.data]);
+  const reset = () => (setSessionId(null), setMessages([]), setPassages(null), setOpen(null));
+
+  const ask = async () => {
+    const q = question.trim();
+    if (!q || !kbId) return;
+    setBusy(true);
+    setError(null);
+    setMessages((m) => [...m, { role: 'user', content: q, citations: [] }]);
+    setQuestion('');
+    try {
+      const [chat, retrieval] = await Promise.all([gql(Chat, { kbId, message: q, ...(sessionId ? { sessionId } : {}) }), gql(Retrieve, { kbId, query: q, topK: 8 })]);
+      setSessionId(chat.chat.sessionId);
+      setMessages((m) => [...m, { role: 'assistant', content: chat.chat.response, citations: chat.chat.citations }]);
+      setPassages(retrieval.retrieve);
+      setReloadKey((k) => k + 1);
+    } catch (err) {
+      setError(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <>
+      <h1>Sandbox</h1>
+      <div class="row">
+        <div>
+          <label for="sandbox-kb">Knowledge base</label>
+          <select id="sandbox-kb" value={kbId} onChange={(e) => (setKbId(e.currentTarget.value), reset())}>
+            {kbs.data?.knowledgeBases.map((k) => <option value={k.id}>{k.name}</option>)}
+          </select>
+        </div>
+        <button type="button" onClick={reset}>New conversation</button>
+      </div>
+      {kbs.data && kbs.data.knowledgeBases.length === 0 && <p class="muted">Create a knowledge base first.</p>}
+      <div class="grid2" style="margin-top:16px">
+        <div>
+          <div class="card" aria-live="polite">
+            <h2 style="margin-top:0">Conversation{sessionId ? '' : ' (new)'}</h2>
+            {messages.length === 0 && <p class="muted">Ask a question as a visitor would. The answer cites its sources with numbers.</p>}
+            {messages.map((m) => (
+              <div class={`msg ${m.role}`} data-role={m.role}>
+                <div class="small muted">{m.role === 'user' ? 'Question' : 'Answer'}</div>
+                {m.role === 'assistant' ? <AnswerText m={m} onCite={setOpen} /> : <p style="margin:0">{m.content}</p>}
+              </div>
+            ))}
+            {busy && <p class="muted" role="status">Answering…</p>}
+            <Notice error={error} />
+            <form onSubmit={(e) => (e.preventDefault(), void ask())}>
+              <label for="sandbox-question">Question</label>
+              <textarea id="sandbox-question" rows={2} style="width:100%" value={question} onInput={(e) => setQuestion(e.currentTarget.value)}
+                onKeyDown={(e) => { if (e.key === 'Enter' && !e.shiftKey) { e.preventDefault(); void ask(); } }} />
+              <button class="primary" type="submit" disabled={busy || !kbId}>Ask</button>
+            </form>
+          </div>
+          {open && (
+            <div class="card" role="region" aria-label={`Source ${open.marker}`} data-testid="citation">
+              <div class="row" style="justify-content:space-between">
+                <h2 style="margin:0">Source {open.marker}: {open.filename}</h2>
+                <button type="button" onClick={() => setOpen(null)}>Close</button>
+              </div>
+              <p class="small muted">
+                {open.heading ? `${open.heading} · ` : ''}{open.page ? `page ${open.page} · ` : ''}{open.url ? <a href={open.url} target="_blank" rel="noopener noreferrer">{open.url}</a> : ''} score {open.score.toFixed(3)}
+              </p>
+              <blockquote style="margin:0;white-space:pre-wrap">{open.snippet}</blockquote>
+            </div>
+          )}
+        </div>
+        <div>
+          <div class="card">
+            <h2 style="margin-top:0">Retrieved passages</h2>
+            {!passages && <p class="muted">After a question, the passages retrieval found, best first, with their scores.</p>}
+            {passages && !passages.confident && <p class="notice bad">Nothing in this knowledge base looks relevant: the assistant declines to answer.</p>}
+            <ol style="padding-left:20px" aria-label="Retrieved passages">
+              {passages?.passages.map((p) => (
+                <li class="passage">
+                  <strong>{p.filename}</strong>{p.page ? ` · p. ${p.page}` : ''}{p.headingPath.length ? ` · ${p.headingPath.join(' › ')}` : ''}
+                  <div class="small">score {p.score.toFixed(3)} · lexical {p.lexicalScore.toFixed(3)} · vector {p.vectorScore.toFixed(3)}</div>
+                  <p>{p.text.length > 300 ? `${p.text.slice(0, 300)}…` : p.text}</p>
+                </li>
+              ))}
+            </ol>
+          </div>
+          {kbId && (
+            <ConversationList kbId={kbId} reloadKey={reloadKey} onOpen={async (id) => {
+              try {
+                const r = await gql(ChatMessages, { kbId, sessionId: id });
+                setSessionId(id);
+                setMessages(r.chatMessages.map((m) => ({ role: m.role, content: m.content, citations: m.citations })));
+                setPassages(null);
+                setOpen(null);
+              } catch (err) {
+                setError(errorMessage(err));
+              }
+            }} />
+          )}
+        </div>
+      </div>
+    </>
+  );
+}

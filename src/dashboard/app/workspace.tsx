@@ -1,0 +1,256 @@
+/** Workspace: Embed (snippet, attributes, live preview), Settings (origins, widget, voice, API keys), Usage. */
+import { useEffect, useState } from 'preact/hooks';
+import { gql, type ResultOf } from './gql';
+import type { Org } from './main';
+import { refreshOrg } from './main';
+import { ApiKeys, CreateApiKey, KbList, RevokeApiKey, UpdateKb, UpdateSettings, Usage } from './queries';
+import { Confirm, CopyButton, errorMessage, formatDate, Notice, useLoad } from './ui';
+
+export function EmbedView({ org }: { org: Org }) {
+  const kbs = useLoad(() => gql(KbList), []);
+  const [kbId, setKbId] = useState('');
+  const [theme, setTheme] = useState<'auto' | 'light' | 'dark'>('auto');
+  useEffect(() => {
+    if (!kbId && kbs.data?.knowledgeBases[0]) setKbId(kbs.data.knowledgeBases[0].id);
+  }, [kbs.data]);
+  const snippet = `<script src="${location.origin}/embed/widget.js" data-org="${org.slug}" data-kb="${kbId}" data-theme="${theme}" defer></script>`;
+  const originAllowed = org.settings.allowedOrigins.length === 0 || org.settings.allowedOrigins.includes(location.origin);
+  return (
+    <>
+      <h1>Embed</h1>
+      <div class="card">
+        <div class="row">
+          <div>
+            <label for="embed-kb">Knowledge base</label>
+            <select id="embed-kb" value={kbId} onChange={(e) => setKbId(e.currentTarget.value)}>
+              {kbs.data?.knowledgeBases.map((k) => <option value={k.id}>{k.name}</option>)}
+            </select>
+          </div>
+          <div>
+            <label for="embed-theme">Theme</label>
+            <select id="embed-theme" value={theme} onChange={(e) => setTheme(e.currentTarget.value as 'auto')}>
+              <option value="auto">auto (follows the visitor)</option><option value="light">light</option><option value="dark">dark</option>
+            </select>
+          </div>
+        </div>
+        <h2>Script tag</h2>
+        <p class="small muted">Paste it before <code>&lt;/body&gt;</code> on every page that should show the chat bubble.</p>
+        <pre data-testid="snippet">{snippet}</pre>
+        <CopyButton text={snippet} label="Copy snippet" />
+        <h2>Attributes</h2>
+        <dl>
+          <dt><code>data-org</code></dt><dd>Your organisation's slug (<code>{org.slug}</code>): which account answers.</dd>
+          <dt><code>data-kb</code></dt><dd>The knowledge base the widget answers from. Its widget switch (Settings) must be on.</dd>
+          <dt><code>data-theme</code></dt><dd><code>light</code>, <code>dark</code> or <code>auto</code> (the visitor's system setting).</dd>
+          <dt><code>data-voice</code></dt><dd><code>true</code> adds a microphone button when voice is available (Settings, Voice).</dd>
+        </dl>
+      </div>
+      {kbId && (
+        <div class="card">
+          <h2 style="margin-top:0">Live preview</h2>
+          {!originAllowed && <p class="notice bad">The allowed origins (Settings) do not include {location.origin}, so the widget refuses to answer in this preview.</p>}
+          <iframe class="preview" title="Widget preview on a sample page" src={`/admin/preview?org=${encodeURIComponent(org.slug)}&kb=${encodeURIComponent(kbId)}&theme=${theme}`} />
+        </div>
+      )}
+    </>
+  );
+}
+
+function Origins({ org }: { org: Org }) {
+  const [value, setValue] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const save = async (list: string[]) => {
+    try {
+      await gql(UpdateSettings, { input: { allowedOrigins: list } });
+      setError(null);
+      await refreshOrg();
+      return true;
+    } catch (err) {
+      setError(errorMessage(err));
+      return false;
+    }
+  };
+  return (
+    <div class="card">
+      <h2 style="margin-top:0">Allowed origins</h2>
+      <p class="small muted">Websites that may embed the widget. With none listed, every website may.</p>
+      <ul>
+        {org.settings.allowedOrigins.map((o) => (
+          <li>
+            <code>{o}</code>{' '}
+            <button type="button" class="link" aria-label={`Remove ${o}`} onClick={() => void save(org.settings.allowedOrigins.filter((x) => x !== o))}>remove</button>
+          </li>
+        ))}
+      </ul>
+      <form
+        onSubmit={async (e) => {
+          e.preventDefault();
+          let origin: string;
+          try {
+            const u = new URL(value.trim());
+            if (!/^https?:$/.test(u.protocol) || (u.pathname !== '/' && u.pathname !== '')) throw new Error();
+            origin = u.origin;
+          } catch {
+            setError(`"${value}" is not an origin: use scheme://host[:port], e.g. https://www.example.com`);
+            return;
+          }
+          if (await save([...org.settings.allowedOrigins, origin])) setValue('');
+        }}
+      >
+        <label for="origin-input">Add an origin</label>
+        <div class="row">
+          <input id="origin-input" class="grow" placeholder="https://www.example.com" value={value} onInput={(e) => setValue(e.currentTarget.value)} aria-describedby="origin-error" />
+          <button type="submit">Add</button>
+        </div>
+        <div id="origin-error"><Notice error={error} /></div>
+      </form>
+    </div>
+  );
+}
+
+function WidgetSwitches() {
+  const { data, error, reload } = useLoad(() => gql(KbList), []);
+  return (
+    <div class="card">
+      <h2 style="margin-top:0">Widget per knowledge base</h2>
+      <Notice error={error} />
+      {data?.knowledgeBases.map((kb) => (
+        <p class="switch">
+          <label class="inline">
+            <input type="checkbox" role="switch" checked={kb.widgetEnabled} onChange={async (e) => {
+              await gql(UpdateKb, { input: { id: kb.id, widgetEnabled: e.currentTarget.checked } });
+              void reload();
+            }} />
+            {kb.name}
+          </label>
+        </p>
+      ))}
+    </div>
+  );
+}
+
+function Voice({ org }: { org: Org }) {
+  const reason = org.settings.voiceUnavailableReason;
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <div class="card">
+      <h2 style="margin-top:0">Voice</h2>
+      <label class="inline">
+        <input type="checkbox" role="switch" id="voice-switch" checked={org.settings.voiceEnabled} disabled={!!reason && !org.settings.voiceEnabled} aria-describedby="voice-reason"
+          onChange={async (e) => {
+            try {
+              await gql(UpdateSettings, { input: { voiceEnabled: e.currentTarget.checked } });
+              setError(null);
+            } catch (err) {
+              setError(errorMessage(err));
+            }
+            await refreshOrg();
+          }} />
+        Voice conversations in the widget
+      </label>
+      <p id="voice-reason" class="small muted">{reason ?? (org.settings.voiceAvailable ? 'Voice is on: add data-voice="true" to the script tag.' : 'Available on your plan: switch it on.')}</p>
+      <Notice error={error} />
+    </div>
+  );
+}
+
+function Keys() {
+  const { data, error, reload } = useLoad(() => gql(ApiKeys), []);
+  const [name, setName] = useState('');
+  const [created, setCreated] = useState<ResultOf<typeof CreateApiKey>['createApiKey'] | null>(null);
+  const [revoking, setRevoking] = useState<{ id: string; prefix: string } | null>(null);
+  const [formError, setFormError] = useState<string | null>(null);
+  return (
+    <div class="card">
+      <h2 style="margin-top:0">API keys</h2>
+      <Notice error={error ?? formError} />
+      <form class="row" onSubmit={async (e) => {
+        e.preventDefault();
+        try {
+          setCreated((await gql(CreateApiKey, name ? { name } : {})).createApiKey);
+          setName('');
+          setFormError(null);
+          void reload();
+        } catch (err) {
+          setFormError(errorMessage(err));
+        }
+      }}>
+        <div class="grow">
+          <label for="key-name">Name of a new key</label>
+          <input id="key-name" value={name} maxLength={100} onInput={(e) => setName(e.currentTarget.value)} placeholder="e.g. CI" style="width:100%" />
+        </div>
+        <button class="primary" type="submit">Create key</button>
+      </form>
+      {created && (
+        <div class="notice ok" role="status" data-testid="new-key">
+          <p style="margin-top:0">New key — shown this once, store it now:</p>
+          <pre>{created.apiKey}</pre>
+          <CopyButton text={created.apiKey} label="Copy key" /> <button type="button" onClick={() => setCreated(null)}>Done</button>
+        </div>
+      )}
+      <div class="table-wrap">
+        <table>
+          <thead><tr><th>Prefix</th><th>Name</th><th>Created</th><th>Last used</th><th>State</th><th><span class="skip">Actions</span></th></tr></thead>
+          <tbody>
+            {data?.apiKeys.map((k) => (
+              <tr data-key={k.prefix}>
+                <td><code>{k.prefix}…</code></td><td>{k.name ?? ''}</td><td class="small">{formatDate(k.createdAt)}</td><td class="small">{formatDate(k.lastUsedAt)}</td>
+                <td>{k.revokedAt ? <span class="badge failed">revoked</span> : <span class="badge ready">active</span>}</td>
+                <td>{!k.revokedAt && <button type="button" class="danger" aria-label={`Revoke ${k.prefix}`} onClick={() => setRevoking(k)}>Revoke</button>}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {revoking && (
+        <Confirm title={`Revoke ${revoking.prefix}…?`} confirmLabel="Revoke key" onClose={() => setRevoking(null)} onConfirm={async () => {
+          await gql(RevokeApiKey, { id: revoking.id }).catch((err) => setFormError(errorMessage(err)));
+          void reload();
+        }}>
+          <p>Every program using this key stops working at once. Dashboard sessions stay signed in.</p>
+        </Confirm>
+      )}
+    </div>
+  );
+}
+
+export function SettingsView({ org }: { org: Org }) {
+  return (
+    <>
+      <h1>Settings</h1>
+      <Origins org={org} />
+      <WidgetSwitches />
+      <Voice org={org} />
+      <Keys />
+    </>
+  );
+}
+
+function Meter({ label, used, max }: { label: string; used: number; max: number }) {
+  return (
+    <div style="margin-bottom:14px">
+      <div class="row" style="justify-content:space-between"><span>{label}</span><span>{used} of {max}</span></div>
+      <div class="meter" role="progressbar" aria-label={label} aria-valuemin={0} aria-valuemax={max} aria-valuenow={used}><span style={`width:${Math.min(100, (100 * used) / max)}%`} /></div>
+    </div>
+  );
+}
+
+export function UsageView({ org }: { org: Org }) {
+  const { data, error } = useLoad(() => gql(Usage), []);
+  const u = data?.usage;
+  return (
+    <>
+      <h1>Usage</h1>
+      <Notice error={error} />
+      {u && (
+        <div class="card">
+          <p class="muted">Plan: {org.plan}</p>
+          <Meter label="Knowledge bases" used={u.knowledgeBases} max={u.maxKnowledgeBases} />
+          <Meter label="Documents" used={u.documents} max={u.maxDocuments} />
+          <p>Questions asked: <strong>{u.questionsAsked}</strong></p>
+          <p>Voice minutes: <strong>{u.voiceMinutes}</strong></p>
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,119 @@
+/**
+ * The admin dashboard, served by the API process itself:
+ *   GET /                       -> 302 /admin
+ *   GET /admin, /admin/*        the HTML shell (the app routes on the client, by hash)
+ *   GET /admin/app.js?v=<hash>  the bundle, immutable under its content hash
+ *   GET /admin/sign-in?token=   redeems a one-time CLI link: sets the session cookie, -> /admin
+ *   GET /admin/preview          a sample customer page with the widget, for the Embed preview
+ * The app itself talks only to /graphql. A strict CSP allows scripts from this origin alone.
+ */
+import { createHash } from 'node:crypto';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { Hono } from 'hono';
+import type { HttpDeps } from '../http/authenticate-request';
+import { signInWithLink } from '../services/admin-sessions/start-admin-session';
+import { buildDashboard, DASHBOARD_DIST_DIR, DASHBOARD_SOURCE_DIR, type DashboardBuild } from './build-dashboard';
+import { sessionCookie } from './session-cookie';
+
+type Assets = { js: Uint8Array; jsGzip: Uint8Array; version: string; css: string };
+
+const CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "frame-src 'self'",
+  "frame-ancestors 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+].join('; ');
+
+async function readPrebuilt(): Promise<DashboardBuild | null> {
+  try {
+    const builtAt = (await stat(path.join(DASHBOARD_DIST_DIR, 'app.js'))).mtimeMs;
+    const sources = await readdir(DASHBOARD_SOURCE_DIR).catch(() => [] as string[]);
+    const newest = Math.max(0, ...(await Promise.all(sources.map(async (f) => (await stat(path.join(DASHBOARD_SOURCE_DIR, f))).mtimeMs))));
+    if (newest > builtAt) return null;
+    return { js: await readFile(path.join(DASHBOARD_DIST_DIR, 'app.js')), css: await readFile(path.join(DASHBOARD_DIST_DIR, 'app.css'), 'utf8') };
+  } catch {
+    return null;
+  }
+}
+
+let cached: Promise<Assets> | null = null;
+function loadAssets(deps: HttpDeps): Promise<Assets> {
+  cached ??= (async () => {
+    const built = (deps.config.env === 'production' ? await readPrebuilt() : null) ?? (await buildDashboard());
+    return { js: built.js, jsGzip: gzipSync(built.js, { level: 9 }), version: createHash('sha256').update(built.js).digest('base64url').slice(0, 12), css: built.css };
+  })().catch((err) => {
+    cached = null;
+    throw err;
+  });
+  return cached;
+}
+
+const shell = (a: Assets) => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark"><title>Groundwork dashboard</title>
+<style>${a.css}</style>
+<script type="module" src="/admin/app.js?v=${a.version}"></script>
+</head><body><div id="app"><p class="boot">Loading the dashboard…</p></div>
+<noscript>The Groundwork dashboard needs JavaScript.</noscript></body></html>`;
+
+const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
+const KB_ID = /^kb_[0-9A-Za-z]{1,64}$/;
+
+const previewPage = (org: string, kb: string, theme: string) => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Widget preview</title>
+<style>body{font-family:Georgia,serif;margin:0;padding:24px 32px;background:#fafaf7;color:#222}main{max-width:640px}</style></head>
+<body><main><h1>Your website</h1><p>This sample page shows the widget as your visitors will see it. Open the chat bubble and ask a question.</p>
+<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua.</p></main>
+<script src="/embed/widget.js" data-org="${org}" data-kb="${kb}" data-theme="${theme}" defer></script></body></html>`;
+
+export function createDashboardRoutes(deps: HttpDeps) {
+  const app = new Hono();
+  app.get('/', (c) => c.redirect('/admin', 302));
+
+  app.get('/admin/app.js', async (c) => {
+    const a = await loadAssets(deps);
+    const gzip = /\bgzip\b/.test(c.req.header('accept-encoding') ?? '');
+    const headers: Record<string, string> = {
+      'content-type': 'text/javascript; charset=utf-8',
+      'cache-control': c.req.query('v') === a.version ? 'public, max-age=31536000, immutable' : 'no-cache',
+      'x-content-type-options': 'nosniff',
+      vary: 'Accept-Encoding',
+    };
+    if (gzip) headers['content-encoding'] = 'gzip';
+    return new Response((gzip ? a.jsGzip : a.js) as BodyInit, { headers });
+  });
+
+  app.get('/admin/sign-in', async (c) => {
+    const started = await signInWithLink(deps, c.req.query('token') ?? '');
+    c.header('set-cookie', sessionCookie(c.req.raw, started.secret));
+    c.header('cache-control', 'no-store');
+    c.header('referrer-policy', 'no-referrer');
+    return c.redirect('/admin', 303);
+  });
+
+  app.get('/admin/preview', (c) => {
+    const org = c.req.query('org') ?? '';
+    const kb = c.req.query('kb') ?? '';
+    const theme = c.req.query('theme') ?? 'auto';
+    if (!SLUG.test(org) || !KB_ID.test(kb) || !['light', 'dark', 'auto'].includes(theme)) {
+      return c.json({ error: { code: 'invalid_input', message: 'preview needs org (slug), kb (kb_…) and theme (light, dark or auto)' } }, 400);
+    }
+    c.header('content-security-policy', "default-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'self'");
+    return c.html(previewPage(org, kb, theme));
+  });
+
+  const page = async () =>
+    new Response(shell(await loadAssets(deps)), {
+      headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', 'content-security-policy': CSP, 'x-content-type-options': 'nosniff', 'referrer-policy': 'same-origin' },
+    });
+  app.get('/admin', page);
+  app.get('/admin/*', page);
+  return app;
+}

@@ -1,0 +1,31 @@
+/**
+ * What an organisation uses against its plan: KBs and documents (the limits the services enforce),
+ * questions asked (user turns of stored conversations: chat and widget; one-shot /search questions
+ * are not stored) and voice minutes (0 until voice sessions are metered).
+ */
+import type { ServiceContext } from '../../context';
+import { planLimits } from '../plans';
+
+export async function getUsage(ctx: ServiceContext) {
+  const [kbs, docs, questions] = await Promise.all([
+    ctx.db.selectFrom('knowledge_bases').select((eb) => eb.fn.countAll<string>().as('n')).where('org_id', '=', ctx.org.id).executeTakeFirstOrThrow(),
+    ctx.db.selectFrom('documents').select((eb) => eb.fn.countAll<string>().as('n')).where('org_id', '=', ctx.org.id).executeTakeFirstOrThrow(),
+    ctx.db
+      .selectFrom('chat_messages as m')
+      .innerJoin('chat_sessions as s', 's.id', 'm.session_id')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('s.org_id', '=', ctx.org.id)
+      .where('m.role', '=', 'user')
+      .executeTakeFirstOrThrow(),
+  ]);
+  const limits = planLimits(ctx.org.plan);
+  return {
+    plan: ctx.org.plan,
+    knowledge_bases: Number(kbs.n),
+    max_knowledge_bases: limits.maxKnowledgeBases,
+    documents: Number(docs.n),
+    max_documents: limits.maxDocuments,
+    questions_asked: Number(questions.n),
+    voice_minutes: 0,
+  };
+}
