@@ -5,6 +5,7 @@
 import { serve } from '@hono/node-server';
 import type { Runner } from 'graphile-worker';
 import { createApp } from './app';
+import { hardenServer } from './http/server-limits';
 import { startWorker } from './jobs/worker-runtime';
 import { openRuntime } from './runtime';
 import { ensureDefaultOrg } from './services/orgs/ensure-default-org';
@@ -36,6 +37,7 @@ async function main() {
     logger.info({ port: info.port, db: database.mode, worker: worker ? 'inline' : 'off', startupMs: Math.round(performance.now() - started) }, 'listening');
     process.stdout.write(`Groundwork listening on http://${config.host}:${info.port}\n`);
   });
+  hardenServer(server as import('node:http').Server, config.http);
 
   let stopping = false;
   const shutdown = async (signal: string) => {
