@@ -5,7 +5,7 @@
 import { serve } from '@hono/node-server';
 import type { Runner } from 'graphile-worker';
 import { createApp } from './app';
-import { hardenServer } from './http/server-limits';
+import { hardenServer, serverOptions } from './http/server-limits';
 import { startWorker } from './jobs/worker-runtime';
 import { openRuntime } from './runtime';
 import { ensureDefaultOrg } from './services/orgs/ensure-default-org';
@@ -33,11 +33,11 @@ async function main() {
 
   const worker: Runner | null = config.worker.inline ? await startWorker(runtime) : null;
   const app = createApp(runtime.deps);
-  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
+  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host, serverOptions: serverOptions(config.http) }, (info) => {
     logger.info({ port: info.port, db: database.mode, worker: worker ? 'inline' : 'off', startupMs: Math.round(performance.now() - started) }, 'listening');
     process.stdout.write(`Groundwork listening on http://${config.host}:${info.port}\n`);
   });
-  hardenServer(server as import('node:http').Server, config.http);
+  hardenServer(server as import('node:http').Server);
 
   let stopping = false;
   const shutdown = async (signal: string) => {

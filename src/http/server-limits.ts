@@ -22,9 +22,12 @@ function refuse(socket: Duplex, code: string | undefined): void {
   );
 }
 
-export function hardenServer(server: Server, limits: Config['http']): void {
-  server.headersTimeout = limits.headersTimeoutMs;
-  server.requestTimeout = limits.requestTimeoutMs;
+/** For http.createServer: timeouts are checked every second, not Node's default 30 s. */
+export function serverOptions(limits: Config['http']) {
+  return { headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: 1_000 };
+}
+
+export function hardenServer(server: Server): void {
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
     // Nothing can be written to a reset socket; a half-sent response cannot get a second status line.
     if (err.code === 'ECONNRESET' || !socket.writable || (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
