@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- abuse [requests] [seconds]`: the abuse suite of test/e2e/abuse.test.ts, longer.
+ * `npm run bench -- abuse [requests] [seconds]`: the abuse suite (test/helpers/abuse.ts).
  * Starts `npm start` on a fresh embedded database, sends `requests` generated hostile requests
  * (default 1,000) with slowloris clients alongside, then floods from one organisation for `seconds`
  * (default 60), and prints: answers by status, problems (5xx, non-JSON errors), peak RSS, and the

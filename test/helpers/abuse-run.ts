@@ -1,4 +1,4 @@
-/** Runs of the abuse driver (test/helpers/abuse.ts) against a started server: shared by the test and the bench. */
+/** Runs of the abuse driver (test/helpers/abuse.ts) against a started server, for bench/abuse.ts. */
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import fc from 'fast-check';

@@ -1,6 +1,5 @@
 /**
- * The abuse driver shared by test/e2e/abuse.test.ts (bounded, in `npm test`) and bench/abuse.ts
- * (longer, prints figures). It sends generated hostile requests to a real server process, over
+ * The abuse driver behind bench/abuse.ts (see docs/security.md for why it is not yet in `npm test`). It sends generated hostile requests to a real server process, over
  * every REST route, GraphQL operation and tRPC procedure, keyed, keyless and with a junk key, and
  * checks each answer: never a 5xx, never a non-JSON error. It also measures another
  * organisation's latency while this goes on.
