@@ -52,8 +52,11 @@ const ZEnv = z.object({
   WIDGET_SESSION_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(10),
   /** Behind one reverse proxy (Heroku router, nginx): take the client IP from the last X-Forwarded-For entry. */
   TRUST_PROXY: bool.default(false),
-  /** Serve GraphiQL at /graphql; defaults to on in development only. */
+  /** Serve GraphiQL at /graphql; defaults to on only when NODE_ENV=development is set explicitly. */
   GRAPHIQL: bool.optional(),
+  /** Time a client has to send its request headers, and its whole request (slowloris bounds). */
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).default(15_000),
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
 });
 
 export type Config = Readonly<{
@@ -74,6 +77,7 @@ export type Config = Readonly<{
   graphiql: boolean;
   widget: { tokenSecret: string | null; ipRateLimitPerMinute: number; sessionRateLimitPerMinute: number };
   trustProxy: boolean;
+  http: { headersTimeoutMs: number; requestTimeoutMs: number };
 }>;
 
 export class ConfigError extends Error {
@@ -117,12 +121,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sseHeartbeatMs: e.SSE_HEARTBEAT_MS,
     unstructured: e.UNSTRUCTURED_API_URL ? { serverURL: e.UNSTRUCTURED_API_URL, apiKey: e.UNSTRUCTURED_API_KEY } : null,
     crawlAllowPrivate: e.CRAWL_ALLOW_PRIVATE,
-    graphiql: e.GRAPHIQL ?? e.NODE_ENV === 'development',
+    // Off unless asked for: NODE_ENV defaults to development, and a forgotten NODE_ENV must not publish GraphiQL.
+    graphiql: e.GRAPHIQL ?? cleaned.NODE_ENV === 'development',
     widget: {
       tokenSecret: e.WIDGET_TOKEN_SECRET ?? null,
       ipRateLimitPerMinute: e.WIDGET_RATE_LIMIT_PER_MINUTE,
       sessionRateLimitPerMinute: e.WIDGET_SESSION_RATE_LIMIT_PER_MINUTE,
     },
     trustProxy: e.TRUST_PROXY,
+    http: { headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS },
   });
 }

@@ -5,6 +5,7 @@
 import { serve } from '@hono/node-server';
 import type { Runner } from 'graphile-worker';
 import { createApp } from './app';
+import { hardenServer, serverOptions } from './http/server-limits';
 import { startWorker } from './jobs/worker-runtime';
 import { openRuntime } from './runtime';
 import { ensureDefaultOrg } from './services/orgs/ensure-default-org';
@@ -33,7 +34,7 @@ async function main() {
 
   const worker: Runner | null = config.worker.inline ? await startWorker(runtime) : null;
   const app = createApp(runtime.deps);
-  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
+  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host, serverOptions: serverOptions(config.http) }, (info) => {
     logger.info({ port: info.port, db: database.mode, worker: worker ? 'inline' : 'off', startupMs: Math.round(performance.now() - started) }, 'listening');
     // The box is printed once the port is known (PORT=0 picks one), before the "listening" line.
     const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
@@ -41,6 +42,7 @@ async function main() {
     process.stdout.write(`Groundwork listening on http://${config.host}:${info.port}\n`);
     process.stdout.write(`Dashboard: http://${shownHost}:${info.port}/admin\n`);
   });
+  hardenServer(server as import('node:http').Server);
 
   let stopping = false;
   const shutdown = async (signal: string) => {

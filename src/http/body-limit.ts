@@ -58,16 +58,19 @@ export function limitBodies(limits: BodyLimits): MiddlewareHandler {
     if (!request.body) return next();
     const maxBytes = bodyLimitFor(request.headers, limits);
     const declared = Number(request.headers.get('content-length') ?? NaN);
-    if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
+    if (Number.isFinite(declared) && declared > maxBytes) return refusal(maxBytes);
     let exceeded = false;
     const body = countedStream(request.body, maxBytes, () => (exceeded = true));
     c.req.raw = new Request(request, { body, duplex: 'half' } as RequestInit);
     await next();
-    if (exceeded) {
-      c.res = new Response(JSON.stringify(errorBody(tooLarge(maxBytes))), {
-        status: 413,
-        headers: { 'content-type': 'application/json' },
-      });
-    }
+    if (exceeded) c.res = refusal(maxBytes);
   };
+}
+
+/** The server closes the connection after draining an oversized body: clients must not reuse it. */
+function refusal(maxBytes: number): Response {
+  return new Response(JSON.stringify(errorBody(tooLarge(maxBytes))), {
+    status: 413,
+    headers: { 'content-type': 'application/json', connection: 'close' },
+  });
 }

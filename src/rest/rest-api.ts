@@ -11,6 +11,7 @@ import { registerDocumentRoutes } from './routes/documents';
 import { registerIngestRoutes } from './routes/ingest';
 import { registerKbRoutes } from './routes/kbs';
 import { registerRagRoutes } from './routes/rag';
+import { registerWidgetDocs } from './routes/widget-docs';
 
 const PUBLIC_PATHS = new Set(['/api/openapi.json']);
 const MULTIPART_PATHS = new Set(['/api/ingest/upload']);
@@ -50,13 +51,22 @@ export function createRestApi(deps: HttpDeps) {
   registerIngestRoutes(app, deps.config.maxUploadBytes);
   registerRagRoutes(app);
 
-  app.doc31('/openapi.json', {
-    openapi: '3.1.0',
-    info: {
-      title: 'Groundwork API',
-      version: '1.0.0',
-      description: 'Knowledge bases, ingestion, retrieval-augmented search and chat. Every endpoint needs the x-api-key header.',
-    },
+  registerWidgetDocs(app);
+
+  // Paths as clients call them (with /api), and a server entry so tools resolve them against this host.
+  app.get('/openapi.json', (c) => {
+    const doc = app.getOpenAPI31Document({
+      openapi: '3.1.0',
+      info: {
+        title: 'Groundwork API',
+        version: '1.0.0',
+        description:
+          'Knowledge bases, ingestion, retrieval-augmented search and chat. Every endpoint needs the x-api-key header, except the widget endpoints (a widget token).',
+      },
+      servers: [{ url: new URL(c.req.url).origin, description: 'This server' }],
+    });
+    doc.paths = Object.fromEntries(Object.entries(doc.paths ?? {}).map(([path, item]) => [`/api${path}`, item]));
+    return c.json(doc);
   });
   return app;
 }

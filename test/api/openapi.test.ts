@@ -27,18 +27,42 @@ describe('OpenAPI document', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.components.securitySchemes.ApiKey).toEqual({ type: 'apiKey', in: 'header', name: 'x-api-key' });
     for (const [method, path, errors] of DOCUMENTED) {
-      const op = doc.paths[path.replace(/^\/api/, '')]?.[method] ?? doc.paths[path]?.[method];
+      const op = doc.paths[path]?.[method];
       expect(op, `${method.toUpperCase()} ${path}`).toBeDefined();
       for (const status of errors) {
         const schema = op.responses[String(status)]?.content?.['application/json']?.schema;
         expect(schema, `${method} ${path} ${status}`).toBeDefined();
       }
     }
-    expect(doc.paths['/kbs'].post.requestBody.content['application/json'].schema.required).toEqual(['name']);
-    expect(doc.paths['/ingest/upload'].post.requestBody.content['multipart/form-data']).toBeDefined();
-    const search = doc.paths['/rag/search'].post;
+    expect(doc.paths['/api/kbs'].post.requestBody.content['application/json'].schema.required).toEqual(['name']);
+    expect(doc.paths['/api/ingest/upload'].post.requestBody.content['multipart/form-data']).toBeDefined();
+    const search = doc.paths['/api/rag/search'].post;
     expect(search.requestBody.content['application/json'].schema.properties.top_k).toMatchObject({ type: 'integer', minimum: 1, maximum: 50, default: 5 });
     expect(search.responses['200'].content['text/event-stream']).toBeDefined();
+  });
+
+  it('has a servers entry, paths as called (with /api) and the keyless widget endpoints', async () => {
+    const doc = (await restClient(t.app).get('/api/openapi.json')).body;
+    expect(doc.servers).toEqual([{ url: 'http://groundwork.test', description: 'This server' }]);
+    expect(Object.keys(doc.paths).every((p) => p.startsWith('/api/'))).toBe(true);
+    for (const path of ['/api/widget/session', '/api/widget/chat', '/api/widget/history']) {
+      expect(doc.paths[path]?.post, path).toBeDefined();
+    }
+    expect(doc.paths['/api/widget/session'].post.security).toBeUndefined();
+    expect(doc.paths['/api/widget/session'].post.requestBody.content['application/json'].schema.required).toEqual(['org', 'kb']);
+  });
+});
+
+describe('GraphiQL', () => {
+  it('is off unless NODE_ENV=development is set (or GRAPHIQL=true)', async () => {
+    const { testConfig } = await import('../helpers/test-app');
+    const { loadConfig } = await import('../../src/config');
+    expect(loadConfig({ DATA_DIR: '/x' }).graphiql).toBe(false);
+    expect(loadConfig({ DATA_DIR: '/x', NODE_ENV: 'production' }).graphiql).toBe(false);
+    expect(loadConfig({ DATA_DIR: '/x', NODE_ENV: 'development' }).graphiql).toBe(true);
+    expect(testConfig({ GRAPHIQL: 'true' }).graphiql).toBe(true);
+    const page = await t.app.fetch(new Request('http://groundwork.test/graphql', { headers: { accept: 'text/html' } }));
+    expect(page.headers.get('content-type') ?? '').not.toMatch(/html/);
   });
 });
 

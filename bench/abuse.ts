@@ -1,0 +1,39 @@
+/**
+ * `npm run bench -- abuse [requests] [seconds]`: the abuse suite (test/helpers/abuse.ts).
+ * Starts `npm start` on a fresh embedded database, sends `requests` generated hostile requests
+ * (default 1,000) with slowloris clients alongside, then floods from one organisation for `seconds`
+ * (default 60), and prints: answers by status, problems (5xx, non-JSON errors), peak RSS, and the
+ * other organisation's p50/p95 for GET /api/kbs and a search during each phase.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { abuseRun, floodRun, NEIGHBOUR_P95_MS, RSS_BOUND_MB, setUpOrgs } from '../test/helpers/abuse-run';
+import { percentile } from '../test/helpers/abuse';
+import { startServer } from '../test/helpers/server-process';
+
+const requests = Number(process.argv[2] ?? 1_000);
+const seconds = Number(process.argv[3] ?? 60);
+const seed = Number(process.env.ABUSE_SEED ?? 42);
+const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-bench-abuse-'));
+const server = await startServer({ DATA_DIR: dataDir, DATABASE_URL: '', CRAWL_ALLOW_PRIVATE: 'true', HTTP_HEADERS_TIMEOUT_MS: '3000' });
+const ms = (v: number) => `${Math.round(v)} ms`;
+try {
+  const orgs = await setUpOrgs(server, dataDir);
+  const abuse = await abuseRun(server, orgs, { requests, concurrency: 6, seed });
+  console.log(`abuse: ${requests} generated requests in ${abuse.seconds.toFixed(1)} s (seed ${seed})`);
+  console.log(`  answers by status: ${JSON.stringify(abuse.byStatus)}`);
+  console.log(`  problems (5xx / non-JSON errors): ${abuse.problems.length}`);
+  for (const p of abuse.problems.slice(0, 20)) console.log(`    ${p}`);
+  console.log(`  slowloris clients cut off: ${abuse.slowloris.filter((a) => /^HTTP\/1\.1 408/.test(a)).length}/${abuse.slowloris.length}`);
+  console.log(`  peak RSS: ${Math.round(abuse.peakRssMb)} MB (bound ${RSS_BOUND_MB} MB)`);
+  console.log(`  other org GET /api/kbs p50 ${ms(percentile(abuse.neighbour.kbs, 50))} p95 ${ms(abuse.neighbourP95.kbs)}; search p50 ${ms(percentile(abuse.neighbour.search, 50))} p95 ${ms(abuse.neighbourP95.search)} (bound ${NEIGHBOUR_P95_MS} ms)`);
+  const flood = await floodRun(server, orgs, { seconds, concurrency: 8 });
+  console.log(`flood: ${seconds} s from one org, ${flood.attackerStatuses.length} requests, by status ${JSON.stringify(flood.byStatus)}`);
+  console.log(`  peak RSS: ${Math.round(flood.peakRssMb)} MB`);
+  console.log(`  other org GET /api/kbs p50 ${ms(percentile(flood.neighbour.kbs, 50))} p95 ${ms(flood.neighbourP95.kbs)}; search p50 ${ms(percentile(flood.neighbour.search, 50))} p95 ${ms(flood.neighbourP95.search)}; failures ${flood.neighbour.failures.length}`);
+  console.log(`  server still running: ${server.child.exitCode === null}`);
+} finally {
+  await server.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}

@@ -1,0 +1,39 @@
+/**
+ * Limits of the Node HTTP server itself, below the app: how long a client may take to send its
+ * headers and its whole request (slowloris), and JSON error bodies for what Node refuses before the
+ * app sees a request (a 60 KB URL overflows the 16 KB header limit: Node's own answer is an empty 431).
+ */
+import type { Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Config } from '../config';
+import { errorBody, AppError } from '../errors';
+
+const REFUSALS: Record<string, [status: number, reason: string, message: string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'The request line and headers exceed 16 KB (is the URL too long?)'],
+  HPE_URI_TOO_LONG: [414, 'URI Too Long', 'The URL is too long'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'The request was not received in time'],
+};
+
+function refuse(socket: Duplex, code: string | undefined): void {
+  const [status, reason, message] = REFUSALS[code ?? ''] ?? [400, 'Bad Request', 'Malformed HTTP request'];
+  const body = JSON.stringify(errorBody(new AppError('invalid_input', message)));
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
+/** For http.createServer: timeouts are checked every second, not Node's default 30 s. */
+export function serverOptions(limits: Config['http']) {
+  return { headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: 1_000 };
+}
+
+export function hardenServer(server: Server): void {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    // Nothing can be written to a reset socket; a half-sent response cannot get a second status line.
+    if (err.code === 'ECONNRESET' || !socket.writable || (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    refuse(socket, err.code);
+  });
+}

@@ -1,0 +1,124 @@
+/** Runs of the abuse driver (test/helpers/abuse.ts) against a started server, for bench/abuse.ts. */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import fc from 'fast-check';
+import { measureNeighbour, percentile, requests, send, slowloris, type Outcome, type Target } from './abuse';
+import { rssMb, type StartedServer } from './server-process';
+
+/** Documented in README (Security): the server's resident memory under abuse, embedded database and inline worker included. */
+export const RSS_BOUND_MB = 1_200;
+/** Documented in README (Security): another organisation's p95 while one floods, on a loaded 2-core CI machine. */
+export const NEIGHBOUR_P95_MS = 3_000;
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+export type Orgs = { attacker: Target; victim: Target };
+
+async function createOrg(dataDir: string): Promise<string> {
+  const stdout = await new Promise<string>((resolve, reject) =>
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli.ts', 'org', 'create', '--name', `Victim ${Date.now()}`, '--json'],
+      { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'warn' }, timeout: 120_000 },
+      (err, out, stderr) => (err ? reject(new Error(stderr)) : resolve(out)),
+    ),
+  );
+  return JSON.parse(stdout).api_key as string;
+}
+
+async function target(url: string, key: string): Promise<Target> {
+  const headers = { 'x-api-key': key };
+  const kb = (await (await fetch(`${url}/api/kbs`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{"name":"abuse"}' })).json()) as any;
+  const form = new FormData();
+  form.set('kb_id', kb.kb.id);
+  form.set('file', new Blob(['Refunds are issued within 14 days. Shipping takes 3 days.']), 'policy.txt');
+  const doc = (await (await fetch(`${url}/api/ingest/upload`, { method: 'POST', headers, body: form })).json()) as any;
+  return { url, key, kbId: kb.kb.id, docId: doc.document.id };
+}
+
+export async function setUpOrgs(server: StartedServer, dataDir: string): Promise<Orgs> {
+  const victimKey = await createOrg(dataDir);
+  return { attacker: await target(server.url, server.apiKey!), victim: await target(server.url, victimKey) };
+}
+
+function watchRss(pid: number) {
+  let peak = rssMb(pid);
+  const timer = setInterval(() => {
+    try {
+      peak = Math.max(peak, rssMb(pid));
+    } catch {
+      // the process is gone: the exit-code assertion reports it
+    }
+  }, 200);
+  return { stop: () => (clearInterval(timer), peak) };
+}
+
+async function pool<T>(items: T[], concurrency: number, work: (item: T) => Promise<void>) {
+  let next = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < items.length) await work(items[next++]!);
+  }));
+}
+
+export async function abuseRun(server: StartedServer, orgs: Orgs, opts: { requests: number; concurrency: number; seed: number }) {
+  const rss = watchRss(server.child.pid!);
+  const stop = new AbortController();
+  const neighbour = measureNeighbour(orgs.victim, stop.signal);
+  const slow = [slowloris(server.url), slowloris(server.url), slowloris(server.url)];
+  const samples = fc.sample(requests(orgs.attacker), { numRuns: opts.requests, seed: opts.seed });
+  const outcomes: Outcome[] = [];
+  const started = performance.now();
+  await pool(samples, opts.concurrency, async (r) => void outcomes.push(await send(orgs.attacker, r)));
+  const seconds = (performance.now() - started) / 1000;
+  const slowloris_ = await Promise.all(slow);
+  stop.abort();
+  const n = await neighbour;
+  const byStatus: Record<number, number> = {};
+  for (const o of outcomes) byStatus[o.status] = (byStatus[o.status] ?? 0) + 1;
+  return {
+    problems: outcomes.flatMap((o) => (o.problem ? [o.problem] : [])),
+    byStatus,
+    seconds,
+    attackerP95: percentile(outcomes.map((o) => o.ms), 95),
+    peakRssMb: rss.stop(),
+    slowloris: slowloris_,
+    neighbour: n,
+    neighbourP95: { kbs: percentile(n.kbs, 95), search: percentile(n.search, 95) },
+  };
+}
+
+/** One organisation floods with what used to hurt most; the other one's latency is measured. */
+export async function floodRun(server: StartedServer, orgs: Orgs, opts: { seconds: number; concurrency: number }) {
+  const { attacker } = orgs;
+  const rss = watchRss(server.child.pid!);
+  const stop = new AbortController();
+  const neighbour = measureNeighbour(orgs.victim, stop.signal);
+  const statuses: number[] = [];
+  const aliases = `{ ${Array.from({ length: 15 }, (_, i) => `a${i}: search(kbId: "${attacker.kbId}", query: "refunds ${i}") { answer }`).join(' ')} }`;
+  const kinds = [
+    () => fetch(`${attacker.url}/graphql`, { method: 'POST', headers: { 'x-api-key': attacker.key, 'content-type': 'application/json' }, body: JSON.stringify({ query: aliases }) }),
+    () => {
+      const form = new FormData();
+      form.set('kb_id', attacker.kbId);
+      form.set('file', new Blob(['word '.repeat(200_000)]), 'big.txt');
+      return fetch(`${attacker.url}/api/ingest/upload`, { method: 'POST', headers: { 'x-api-key': attacker.key }, body: form });
+    },
+    () => fetch(`${attacker.url}/api/ingest/url`, { method: 'POST', headers: { 'x-api-key': attacker.key, 'content-type': 'application/json' }, body: JSON.stringify({ kb_id: attacker.kbId, url: `${attacker.url}/api/openapi.json`, max_pages: 5 }) }),
+    () => fetch(`${attacker.url}/api/rag/search`, { method: 'POST', headers: { 'x-api-key': attacker.key, 'content-type': 'application/json' }, body: JSON.stringify({ kb_id: attacker.kbId, query: 'refunds shipping days' }) }),
+  ];
+  const until = performance.now() + opts.seconds * 1000;
+  await Promise.all(
+    Array.from({ length: opts.concurrency }, async (_, worker) => {
+      for (let i = worker; performance.now() < until; i++) {
+        const res = await kinds[i % kinds.length]!().catch(() => null);
+        statuses.push(res?.status ?? 0);
+        await res?.arrayBuffer().catch(() => {});
+      }
+    }),
+  );
+  stop.abort();
+  const n = await neighbour;
+  const byStatus: Record<number, number> = {};
+  for (const s of statuses) byStatus[s] = (byStatus[s] ?? 0) + 1;
+  return { attackerStatuses: statuses, byStatus, peakRssMb: rss.stop(), neighbour: n, neighbourP95: { kbs: percentile(n.kbs, 95), search: percentile(n.search, 95) } };
+}
