@@ -30,12 +30,13 @@ import { ingestUpload } from '../src/services/documents/ingest-upload';
 import { ingestUrl } from '../src/services/documents/ingest-url';
 import { createKb } from '../src/services/kbs/create-kb';
 import { createOrg } from '../src/services/orgs/create-org';
-import { collectAnswer } from '../src/services/rag/answer-stream';
+import { answerPassages, collectAnswer } from '../src/services/rag/answer-stream';
+import { writeFileSync } from 'node:fs';
 import { retrieve } from '../src/services/rag/retrieve';
 import { startSearch } from '../src/services/rag/search';
 import { openBenchRuntime, type BenchDb } from './lib/bench-runtime';
 import { OFF_TOPIC } from './lib/off-topic';
-import { loadSquad } from './lib/squad';
+import { everyKth, loadSquad } from './lib/squad';
 
 const DATA = path.resolve(import.meta.dirname, '../../shared/data');
 const EARNINGS = path.join(DATA, 'earnings-calls');
@@ -46,6 +47,8 @@ const { values } = parseArgs({
     corpora: { type: 'string', default: 'earnings,squad,site,docs' },
     'full-docs': { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false },
+    // Writes every question's retrieved passages (as the answer prompt gets them), for tuning the answerer offline.
+    dump: { type: 'string' },
   },
 });
 const corpora = new Set(values.corpora.split(','));
@@ -83,6 +86,14 @@ async function uploadAll(ctx: ServiceContext, name: string, files: Array<{ filen
   return { kb: kbRow, docName };
 }
 
+type Dumped = { kind: 'answerable' | 'unanswerable' | 'off-topic' | 'squad'; corpus: string; question: string; want?: string; answers?: string[]; confident: boolean; passages: ReturnType<typeof answerPassages>; files: string[] };
+const dumped: Dumped[] = [];
+const dump = async (kb: Parameters<typeof retrieve>[1], docName: Map<string, string> | null, d: Omit<Dumped, 'passages' | 'files' | 'confident'>) => {
+  if (!values.dump) return;
+  const retrieval = await retrieve(rt.deps, kb, d.question, { topK: 5 });
+  dumped.push({ ...d, confident: retrieval.confident, passages: answerPassages(retrieval), files: retrieval.chunks.map((c) => docName?.get(c.doc_id) ?? c.doc_id) });
+};
+
 const pct = (n: number, d: number) => `${((100 * n) / Math.max(1, d)).toFixed(1)}%`;
 const ratio = (n: number, d: number) => (n / Math.max(1, d)).toFixed(3);
 
@@ -90,7 +101,7 @@ try {
   const { org } = await createOrg(rt.deps, { name: 'Reports bench', slug: 'reports-bench', plan: 'pro' });
   const orgRow = await rt.deps.db.selectFrom('organizations').selectAll().where('id', '=', org.id).executeTakeFirstOrThrow();
   const ctx = createContext(rt.deps, orgRow, { requestId: 'bench' });
-  const kbs: Array<{ name: string; kbId: string }> = [];
+  const kbs: Array<{ name: string; kbId: string; kb: Parameters<typeof retrieve>[1] }> = [];
 
   if (corpora.has('earnings')) {
     const files = readdirSync(path.join(EARNINGS, 'docs'))
@@ -98,7 +109,7 @@ try {
       .sort()
       .map((filename) => ({ filename, bytes: readFileSync(path.join(EARNINGS, 'docs', filename)) }));
     const { kb, docName } = await uploadAll(ctx, 'earnings calls', files);
-    kbs.push({ name: 'earnings calls', kbId: kb.id });
+    kbs.push({ name: 'earnings calls', kbId: kb.id, kb });
 
     // The peer: BM25 over whole pages (the page texts the pipeline extracted, in order).
     const rows = await rt.deps.db
@@ -137,6 +148,7 @@ try {
       const peer = mini.search(q.question).slice(0, 5).map((h) => h.file as string);
       if (peer[0] === want) peerFirst++;
       if (peer.includes(want)) peerTop5++;
+      await dump(kb, docName, { kind: 'answerable', corpus: 'earnings', question: q.question, want });
       const { answer, citations } = await collectAnswer(await startSearch(ctx, { kb_id: kb.id, query: q.question, top_k: 5 }));
       const cited = [...new Set(citations.map((c) => docName.get(c.doc_id)))];
       if (citations.length === 0) refused++;
@@ -152,6 +164,7 @@ try {
     }
     let unansweredAnswered = 0;
     for (const q of unanswerable) {
+      await dump(kb, docName, { kind: 'unanswerable', corpus: 'earnings', question: q.question });
       const { citations, answer } = await collectAnswer(await startSearch(ctx, { kb_id: kb.id, query: q.question, top_k: 5 }));
       if (citations.length > 0) unansweredAnswered++;
       if (values.verbose) console.log(`${q.id} (unanswerable) ${citations.length ? 'ANSWERED' : 'refused'}\n  Q: ${q.question}\n  A: ${answer.slice(0, 300)}`);
@@ -175,7 +188,11 @@ try {
       'SQuAD dev',
       paragraphs.map((p) => ({ filename: `squad-${p.index}.txt`, bytes: Buffer.from(p.context) })),
     );
-    kbs.push({ name: 'SQuAD dev', kbId: kb.id });
+    kbs.push({ name: 'SQuAD dev', kbId: kb.id, kb });
+    if (values.dump) {
+      const { questions } = loadSquad();
+      for (const q of everyKth(questions, 500)) await dump(kb, null, { kind: 'squad', corpus: 'squad', question: q.question, answers: q.answers });
+    }
   }
 
   if (corpora.has('docs')) {
@@ -186,7 +203,7 @@ try {
       .sort()
       .map((filename) => ({ filename, bytes: readFileSync(path.join(dir, filename)) }));
     const { kb } = await uploadAll(ctx, 'documents', files);
-    kbs.push({ name: 'documents', kbId: kb.id });
+    kbs.push({ name: 'documents', kbId: kb.id, kb });
   }
 
   if (corpora.has('site')) {
@@ -210,15 +227,17 @@ try {
     server.close();
     const chunks = await rt.deps.db.selectFrom('chunks').select((eb) => eb.fn.countAll<number>().as('n')).where('kb_id', '=', kb.id as KbId).executeTakeFirstOrThrow();
     console.log(`PCRE2 site: crawled, ${chunks.n} chunks in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    kbs.push({ name: 'PCRE2 site', kbId: kb.id });
+    const kbRow = await rt.deps.db.selectFrom('knowledge_bases').selectAll().where('id', '=', kb.id as KbId).executeTakeFirstOrThrow();
+    kbs.push({ name: 'PCRE2 site', kbId: kb.id, kb: kbRow });
   }
 
   const offRows: Record<string, { questions: number; answered: number; share: string }> = {};
   let offTotal = 0;
   let offAnswered = 0;
-  for (const { name, kbId } of kbs) {
+  for (const { name, kbId, kb } of kbs) {
     let answered = 0;
     for (const question of OFF_TOPIC) {
+      await dump(kb, null, { kind: 'off-topic', corpus: name, question });
       const { citations, answer } = await collectAnswer(await startSearch(ctx, { kb_id: kbId, query: question, top_k: 5 }));
       if (citations.length > 0) {
         answered++;
@@ -234,6 +253,7 @@ try {
     console.log('\nOff-topic questions answered (should be refused)');
     console.table(offRows);
   }
+  if (values.dump) writeFileSync(values.dump, JSON.stringify(dumped));
 } finally {
   await rt.close();
 }

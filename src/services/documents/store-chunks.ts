@@ -8,6 +8,7 @@ import { vectorParam } from '../../../db/vector-param';
 import type { DocumentId, KbId } from '../../ids';
 import { newId } from '../../ids';
 import type { Chunk } from '../../ingest/types';
+import { embeddingText } from './embed-chunks';
 
 export type EmbeddedChunk = Chunk & { embedding: Float32Array | null };
 
@@ -18,7 +19,7 @@ export async function storeChunks(
   db: Db,
   doc: { id: DocumentId; kb_id: KbId },
   chunks: EmbeddedChunk[],
-  meta: { pages: number | null; dimensions: number | null; model: string | null },
+  meta: { pages: number | null; dimensions: number | null; model: string | null; title?: string | null },
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     // Lock the row first: a concurrent delete either happened (we stop) or waits for us.
@@ -27,7 +28,6 @@ export async function storeChunks(
     await trx.deleteFrom('chunks').where('document_id', '=', doc.id).execute();
     for (let i = 0; i < chunks.length; i += BATCH) {
       const rows = chunks.slice(i, i + BATCH).map((c) => {
-        const heading = c.headingPath.join(' > ');
         return {
           id: newId('chunk'),
           document_id: doc.id,
@@ -38,8 +38,8 @@ export async function storeChunks(
           page: c.page ?? null,
           url: c.url ?? null,
           token_count: c.tokenCount,
-          // Headings are indexed with the text: a question often names the section it is about.
-          tsv: sql<string>`to_tsvector('english', ${heading ? `${heading}\n${c.text}` : c.text})`,
+          // The title and headings are indexed with the text: a question often names the document or section it is about.
+          tsv: sql<string>`to_tsvector('english', ${embeddingText(c, meta.title)})`,
           embedding: c.embedding ? sql<string>`${vectorParam(c.embedding)}::vector` : null,
           embedding_dimensions: c.embedding ? meta.dimensions : null,
           embedding_model: c.embedding ? meta.model : null,
@@ -49,7 +49,7 @@ export async function storeChunks(
     }
     await trx
       .updateTable('documents')
-      .set({ status: 'ready', error: null, chunk_count: chunks.length, pages: meta.pages, updated_at: new Date() })
+      .set({ status: 'ready', error: null, chunk_count: chunks.length, pages: meta.pages, title: meta.title ?? null, updated_at: new Date() })
       .where('id', '=', doc.id)
       .execute();
     return true;

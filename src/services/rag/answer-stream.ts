@@ -7,7 +7,8 @@
 import { streamText } from 'ai';
 import type { AppDeps } from '../../context';
 import { AppError } from '../../errors';
-import { buildAnswerPrompt, extractCitedMarkers, NOT_FOUND_ANSWER, type ChatTurn } from '../../ai/prompts';
+import { buildAnswerPrompt, extractCitedMarkers, NOT_FOUND_ANSWER, type AnswerPassage, type ChatTurn } from '../../ai/prompts';
+import { titleFromFilename } from '../../ingest/document-title';
 import { toCitation, type Citation } from './citations';
 import type { Retrieval } from './retrieve';
 
@@ -17,6 +18,17 @@ export type AnswerEvent =
   | { type: 'done'; answer: string; citations: Citation[] };
 
 const isRefusal = (text: string) => text.trim().replace(/\s+/g, ' ').startsWith(NOT_FOUND_ANSWER.slice(0, 30));
+
+/** The retrieved chunks as the answer prompt numbers them, each with where it comes from. */
+export function answerPassages(retrieval: Retrieval): AnswerPassage[] {
+  return retrieval.chunks.map((c, i) => ({
+    marker: i + 1,
+    text: c.text,
+    source: [c.url ?? c.filename, c.title && c.title !== titleFromFilename(c.filename) ? `“${c.title}”` : null, c.page ? `page ${c.page}` : null, c.heading_path.at(-1)]
+      .filter(Boolean)
+      .join(', '),
+  }));
+}
 
 export async function* answerStream(
   deps: Pick<AppDeps, 'models'>,
@@ -36,11 +48,7 @@ export async function* answerStream(
   const { system, messages } = buildAnswerPrompt({
     question: input.question,
     history: input.history,
-    passages: retrieval.chunks.map((c, i) => ({
-      marker: i + 1,
-      text: c.text,
-      source: [c.url ?? c.filename, c.page ? `page ${c.page}` : null, c.heading_path.at(-1)].filter(Boolean).join(', '),
-    })),
+    passages: answerPassages(retrieval),
   });
   // streamText reports a failed request (e.g. a 429 before the first token) through onError and
   // simply ends the text stream; keep the error and raise it so callers see a failure, not "".
