@@ -9,6 +9,8 @@ import type { AppDeps } from '../../context';
 import { AppError } from '../../errors';
 import { buildAnswerPrompt, extractCitedMarkers, NOT_FOUND_ANSWER, type AnswerPassage, type ChatTurn } from '../../ai/prompts';
 import { titleFromFilename } from '../../ingest/document-title';
+import { OFFLINE_PROVIDER } from '../../ai/offline/model';
+import { passagesCoverQuestion } from '../../ai/offline/support';
 import { toCitation, type Citation } from './citations';
 import type { Retrieval } from './retrieve';
 
@@ -35,7 +37,12 @@ export async function* answerStream(
   input: { question: string; retrieval: Retrieval; history?: ChatTurn[]; signal?: AbortSignal },
 ): AsyncGenerator<AnswerEvent> {
   const { retrieval } = input;
-  if (!retrieval.confident || retrieval.chunks.length === 0) {
+  const passages = answerPassages(retrieval);
+  // The extractive offline answerer matches words, so it is told no when no passage holds the
+  // question's content; an LLM judges that from the passages itself.
+  const offline = deps.models.answerModel.provider === OFFLINE_PROVIDER;
+  const covered = !offline || passagesCoverQuestion(input.question, passages.map((p, i) => ({ ...p, dense: retrieval.chunks[i]!.dense })));
+  if (!retrieval.confident || retrieval.chunks.length === 0 || !covered) {
     yield { type: 'sources', citations: [] };
     yield { type: 'delta', text: NOT_FOUND_ANSWER };
     yield { type: 'done', answer: NOT_FOUND_ANSWER, citations: [] };
@@ -48,7 +55,7 @@ export async function* answerStream(
   const { system, messages } = buildAnswerPrompt({
     question: input.question,
     history: input.history,
-    passages: answerPassages(retrieval),
+    passages,
   });
   // streamText reports a failed request (e.g. a 429 before the first token) through onError and
   // simply ends the text stream; keep the error and raise it so callers see a failure, not "".
