@@ -311,10 +311,16 @@ export function answerFromPassages(question: string, passages: AnswerPassage[], 
   // Topic terms are shared by most passages (the product or person everything is about); the
   // focus terms are what the question asks about them. A sentence that matches only the topic
   // ("What is the price of the Zephyr-9?" vs "The Zephyr-9 is a drone...") does not answer it.
+  // With too few passages to tell, the names (and ids) of the question are its topic and the other
+  // words its focus: "Where was the Piper PA-28 going?" is not answered by a sentence that only names it.
+  const named = new Set(qContent.filter((t) => /^\p{Lu}/u.test(t.raw) || /\d/.test(t.raw)).map((t) => t.stem));
+  const unnamed = qTerms.filter((t) => !named.has(t));
   const focus = new Set(
     passages.length >= 3
       ? qTerms.filter((t) => passageStems.filter((set) => set.has(t)).length / passages.length < 0.6)
-      : qTerms,
+      : unnamed.length > 0 && unnamed.length < qTerms.length
+        ? unnamed
+        : qTerms,
   );
 
   const ranked: ScoredSentence[] = sentences.map((s) => {
@@ -401,13 +407,15 @@ export function answerFromPassages(question: string, passages: AnswerPassage[], 
   });
   ranked.sort((a, b) => b.score - a.score || a.passageIndex - b.passageIndex || a.sentenceIndex - b.sentenceIndex);
 
-  const best = ranked[0]!;
+  // The best sentence that says something about the question's focus, not merely its topic.
+  const best = ranked.find((r) => r.focusHit) ?? ranked[0]!;
   if (best.coverage < opts.minCoverage || !best.focusHit) return refusal(ranked);
 
   const chosen: ScoredSentence[] = [best];
   let words = best.text.split(/\s+/).length;
   const stemsOf = (x: ScoredSentence) => byPassage[x.passageIndex]![x.sentenceIndex]!.stems;
-  for (const cand of ranked.slice(1)) {
+  for (const cand of ranked) {
+    if (cand === best) continue;
     if (chosen.length >= opts.maxSentences) break;
     if (cand.score < best.score * opts.secondSentenceRatio || cand.coverage < opts.minCoverage) break;
     if (!cand.focusHit || cand.offTarget || (best.typeHit && !cand.typeHit)) continue;

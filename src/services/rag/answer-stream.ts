@@ -34,14 +34,22 @@ export function answerPassages(retrieval: Retrieval): AnswerPassage[] {
 
 export async function* answerStream(
   deps: Pick<AppDeps, 'models'>,
-  input: { question: string; retrieval: Retrieval; history?: ChatTurn[]; signal?: AbortSignal },
+  input: {
+    question: string;
+    retrieval: Retrieval;
+    history?: ChatTurn[];
+    /** The chat follow-up rewritten to stand alone (condense); the extractive answerer cannot read history. */
+    standalone?: string;
+    signal?: AbortSignal;
+  },
 ): AsyncGenerator<AnswerEvent> {
   const { retrieval } = input;
+  const offline = deps.models.answerModel.provider === OFFLINE_PROVIDER;
+  const question = offline && input.standalone ? input.standalone : input.question;
   const passages = answerPassages(retrieval);
   // The extractive offline answerer matches words, so it is told no when no passage holds the
   // question's content; an LLM judges that from the passages itself.
-  const offline = deps.models.answerModel.provider === OFFLINE_PROVIDER;
-  const covered = !offline || passagesCoverQuestion(input.question, passages.map((p, i) => ({ ...p, dense: retrieval.chunks[i]!.dense })));
+  const covered = !offline || passagesCoverQuestion(question, passages.map((p, i) => ({ ...p, dense: retrieval.chunks[i]!.dense })));
   if (!retrieval.confident || retrieval.chunks.length === 0 || !covered) {
     yield { type: 'sources', citations: [] };
     yield { type: 'delta', text: NOT_FOUND_ANSWER };
@@ -53,7 +61,7 @@ export async function* answerStream(
   yield { type: 'sources', citations: sources };
 
   const { system, messages } = buildAnswerPrompt({
-    question: input.question,
+    question,
     history: input.history,
     passages,
   });
