@@ -67,6 +67,8 @@ export interface DocumentsTable {
   chunk_count: Generated<number>;
   pages: number | null;
   crawl_options: Json<Record<string, unknown>> | null;
+  /** What the chunks are indexed under (migration 0501); null before it. */
+  title: Generated<string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -5,6 +5,7 @@ import * as m0003 from './20261121_0003_app_secrets';
 import * as m0004 from './20261121_0004_lexicon';
 import * as m0301 from './20261123_0301_admin_sessions';
 import * as m0401 from './20261123_0401_worker_heartbeats';
+import * as m0501 from './20261123_0501_document_title';
 
 /** Listed explicitly (not read from disk) so migrations work the same under tsx, vitest and bundlers. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '20261121_0004_lexicon': m0004,
   '20261123_0301_admin_sessions': m0301,
   '20261123_0401_worker_heartbeats': m0401,
+  '20261123_0501_document_title': m0501,
 };

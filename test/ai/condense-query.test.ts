@@ -41,6 +41,36 @@ describe('condenseQueryOffline', () => {
     },
   );
 
+  describe('references resolved by what the question asks', () => {
+    const maker: ChatTurn[] = [
+      { role: 'user', content: 'Who manufactures the Zephyr-9 drone?' },
+      { role: 'assistant', content: 'The Zephyr-9 is made by Northwind Aerial, a company based in Tromsø, Norway [1].' },
+    ];
+    const based: ChatTurn[] = [...maker, { role: 'user', content: 'Where is that company based?' }, { role: 'assistant', content: 'Northwind Aerial is based in Tromsø, Norway [1].' }];
+    const crash: ChatTurn[] = [
+      { role: 'user', content: 'What aircraft was involved in the accident?' },
+      { role: 'assistant', content: 'The accident involved a Piper PA-28, registration N4283L, which crashed near Tifton, Georgia [1].' },
+    ];
+    const quarter: ChatTurn[] = [
+      { role: 'user', content: 'What was product revenue in Q2 2022?' },
+      { role: 'assistant', content: 'Product revenue was $202 million [1].' },
+    ];
+    it.each([
+      // The company is named only in the answer.
+      [maker, 'Where is that company based?', 'Where is Northwind Aerial based?'],
+      // "it" stays the drone after a turn about its maker.
+      [based, 'How long can it fly on one battery?', 'How long can the Zephyr-9 fly on one battery?'],
+      [based, 'How many people work there?', 'How many people work in Tromsø?'],
+      // "Where was it going?" asks about the aircraft, not a place.
+      [crash, 'Where was it going?', 'Where was Piper PA-28 going?'],
+      [quarter, 'How many customers were added in the same period?', 'How many customers were added in Q2 2022?'],
+      // Existential "there" is not a place.
+      [based, 'Is there a newer model?', 'Is there a newer model?'],
+    ])('%#: %s', (history, followUp, expected) => {
+      expect(condenseQueryOffline(history, followUp)).toBe(expected);
+    });
+  });
+
   it('returns the question unchanged without history', () => {
     expect(condenseQueryOffline([], '  How long can it fly? ')).toBe('How long can it fly?');
   });

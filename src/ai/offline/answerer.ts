@@ -46,6 +46,8 @@ export interface ScoredSentence {
   focusHit: boolean;
   /** Contains the kind of thing the question asks for (a year for "when"...). */
   typeHit: boolean;
+  /** From a passage whose document lacks a period or name the question gives (and another has it). */
+  offTarget: boolean;
 }
 
 export interface OfflineAnswer {
@@ -64,6 +66,34 @@ const DEFAULTS: Required<AnswerOptions> = {
   maxSentences: 3,
   maxWords: 90,
 };
+
+/** "List/summarise all...", "what types of...", "X and what was Y": an answer of several sentences, from several passages. */
+const LIST_CUES =
+  /\b(?:list|summari[sz]e|summary|overview|outline|describe|all (?:the|of)|each|every|what (?:types|kinds|sorts)|which (?:\w+ )?(?:verticals|industries|products|customers|companies|countries|markets|areas|factors|risks))\b/i;
+const MULTI_PART = /\band\s+(?:what|how|why|when|where|which|who)\b|\?.+\?/i;
+export function wantsSeveralSentences(question: string): boolean {
+  return LIST_CUES.test(question) || MULTI_PART.test(question);
+}
+const LIST_OPTIONS: Partial<AnswerOptions> = { secondSentenceRatio: 0.6, maxSentences: 5, maxWords: 170 };
+
+/**
+ * What the question names that a passage's document must be about: numbers and periods ("Q2",
+ * "2022", "FY23") and proper names not at the start of the question ("Microsoft").
+ */
+function specifiers(tokens: Token[]): string[] {
+  const out = new Set<string>();
+  tokens.forEach((t, i) => {
+    if (t.stop) return;
+    if (/\d/.test(t.lower) || (i > 0 && /^\p{Lu}/u.test(t.raw) && !MONTHS.has(t.lower))) out.add(t.stem);
+  });
+  return [...out];
+}
+
+/** The content words of a passage's source line (file name, title, heading), minus its format and page number. */
+function sourceStems(source: string | undefined): Set<string> {
+  const cleaned = (source ?? '').replace(/\.(?:pdf|docx?|md|txt|html?)\b/gi, ' ').replace(/\bpage \d+\b/gi, ' ');
+  return new Set(tokenize(cleaned).filter((t) => !t.stop).map((t) => t.stem));
+}
 
 /**
  * What kind of answer the question wants, judged from its first wh-phrase
@@ -217,7 +247,7 @@ function decorate(sentence: string, marker: number, first: boolean): string {
 }
 
 export function answerFromPassages(question: string, passages: AnswerPassage[], options: AnswerOptions = {}): OfflineAnswer {
-  const opts = { ...DEFAULTS, ...options };
+  const opts = { ...DEFAULTS, ...(wantsSeveralSentences(question) ? LIST_OPTIONS : {}), ...options };
   const questionType = detectQuestionType(question);
   const refusal = (ranked: ScoredSentence[]): OfflineAnswer => ({
     text: NOT_FOUND_ANSWER,
@@ -266,15 +296,31 @@ export function answerFromPassages(question: string, passages: AnswerPassage[], 
     return set;
   });
   const avgLen = sentences.reduce((a, s) => a + s.tokens.length, 0) / n;
-  const passageCoverage = passageStems.map((set) => qTerms.reduce((a, t) => a + (set.has(t) ? weight.get(t)! : 0), 0) / total);
+  // The source line says what document a passage is from ("Q2 2022 Acme Earnings Call"): what the
+  // question names there is covered by every sentence of the passage.
+  const sources = passages.map((p) => sourceStems(p.source));
+  const passageCoverage = passageStems.map(
+    (set, i) => qTerms.reduce((a, t) => a + (set.has(t) || sources[i]!.has(t) ? weight.get(t)! : 0), 0) / total,
+  );
+  // A passage whose document lacks a number, period or name the question gives, where another
+  // passage's has it, is about another company or period: its sentences are not the answer.
+  const specs = specifiers(qTokens);
+  const specHits = passageStems.map((set, i) => specs.filter((t) => set.has(t) || sources[i]!.has(t)).length);
+  const bestSpecHits = Math.max(0, ...specHits);
 
   // Topic terms are shared by most passages (the product or person everything is about); the
   // focus terms are what the question asks about them. A sentence that matches only the topic
   // ("What is the price of the Zephyr-9?" vs "The Zephyr-9 is a drone...") does not answer it.
+  // With too few passages to tell, the names (and ids) of the question are its topic and the other
+  // words its focus: "Where was the Piper PA-28 going?" is not answered by a sentence that only names it.
+  const named = new Set(qContent.filter((t) => /^\p{Lu}/u.test(t.raw) || /\d/.test(t.raw)).map((t) => t.stem));
+  const unnamed = qTerms.filter((t) => !named.has(t));
   const focus = new Set(
     passages.length >= 3
       ? qTerms.filter((t) => passageStems.filter((set) => set.has(t)).length / passages.length < 0.6)
-      : qTerms,
+      : unnamed.length > 0 && unnamed.length < qTerms.length
+        ? unnamed
+        : qTerms,
   );
 
   const ranked: ScoredSentence[] = sentences.map((s) => {
@@ -299,6 +345,10 @@ export function answerFromPassages(question: string, passages: AnswerPassage[], 
       } else if (prev?.stems.has(term)) {
         context += 0.35 * w;
         carried += 0.35 * w;
+        if (focus.has(term)) focusHit = true;
+      } else if (sources[s.passageIndex]!.has(term)) {
+        context += 0.5 * w;
+        carried += w;
         if (focus.has(term)) focusHit = true;
       } else if (next?.stems.has(term)) context += 0.15 * w;
       else if (passageStems[s.passageIndex]!.has(term)) context += 0.12 * w;
@@ -332,10 +382,12 @@ export function answerFromPassages(question: string, passages: AnswerPassage[], 
     const typeBonus = typeHit ? 0.15 : 0;
     const lengthPenalty = s.tokens.length > avgLen * 1.5 ? 0.04 * Math.min(2, s.tokens.length / avgLen - 1.5) : 0;
     const rankPrior = passages.length > 1 ? 0.03 * (1 - s.passageIndex / (passages.length - 1)) : 0.03;
+    const offTarget = specHits[s.passageIndex]! < bestSpecHits;
     const score =
       (direct + context + bigram + proximity) / total +
       typeBonus +
       rankPrior -
+      (offTarget ? 0.3 : 0) -
       lengthPenalty -
       (novel === 0 ? 0.2 : 0) -
       (focusHit ? 0 : 0.25);
@@ -350,20 +402,23 @@ export function answerFromPassages(question: string, passages: AnswerPassage[], 
       passageCoverage: passageCoverage[s.passageIndex]!,
       focusHit,
       typeHit,
+      offTarget,
     };
   });
   ranked.sort((a, b) => b.score - a.score || a.passageIndex - b.passageIndex || a.sentenceIndex - b.sentenceIndex);
 
-  const best = ranked[0]!;
+  // The best sentence that says something about the question's focus, not merely its topic.
+  const best = ranked.find((r) => r.focusHit) ?? ranked[0]!;
   if (best.coverage < opts.minCoverage || !best.focusHit) return refusal(ranked);
 
   const chosen: ScoredSentence[] = [best];
   let words = best.text.split(/\s+/).length;
   const stemsOf = (x: ScoredSentence) => byPassage[x.passageIndex]![x.sentenceIndex]!.stems;
-  for (const cand of ranked.slice(1)) {
+  for (const cand of ranked) {
+    if (cand === best) continue;
     if (chosen.length >= opts.maxSentences) break;
     if (cand.score < best.score * opts.secondSentenceRatio || cand.coverage < opts.minCoverage) break;
-    if (!cand.focusHit || (best.typeHit && !cand.typeHit)) continue;
+    if (!cand.focusHit || cand.offTarget || (best.typeHit && !cand.typeHit)) continue;
     const w = cand.text.split(/\s+/).length;
     if (words + w > opts.maxWords) continue;
     const cs = stemsOf(cand);

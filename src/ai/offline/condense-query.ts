@@ -136,6 +136,8 @@ const sameEntity = (a: Mention, b: Mention) => a.core.toLowerCase() === b.core.t
 
 interface Context {
   topic?: Mention;
+  /** The most salient recent mention that is not a place (what "where is it going?" asks about). */
+  thing?: Mention;
   answerEntity?: Mention;
   person?: Mention;
   lastUser?: string;
@@ -149,9 +151,17 @@ function analyseHistory(history: ChatTurn[]): Context {
   ctx.lastUserAskedWho = /^\s*(?:who|whom|whose|which (?:company|companies|firm|person|people|team|organi[sz]ation|manufacturer|brand|vendor))\b/i.test(
     ctx.lastUser ?? '',
   );
-  // The topic is carried by the latest user turn that names something.
+  // The topic is carried by the latest user turn that names something: by name if any of the recent
+  // ones does ("that company" in the last question does not replace "the Zephyr-9" before it).
+  for (let i = users.length - 1; i >= Math.max(0, users.length - 4) && !ctx.topic; i--) {
+    ctx.topic = pickTopic(extractMentions(users[i]!.content).filter((m) => m.proper));
+  }
   for (let i = users.length - 1; i >= Math.max(0, users.length - 4) && !ctx.topic; i--) {
     ctx.topic = pickTopic(extractMentions(users[i]!.content));
+  }
+  for (const turn of recentTexts(history)) {
+    ctx.thing = pickTopic(extractMentions(turn.text).filter((m) => m.proper && !m.afterPlacePrep));
+    if (ctx.thing) break;
   }
   const lastAssistant = [...history].reverse().find((t) => t.role === 'assistant');
   if (lastAssistant && !lastAssistant.content.includes(NOT_FOUND_ANSWER)) {
@@ -183,9 +193,76 @@ function splice(text: string, start: number, end: number, replacement: string): 
   return text.slice(0, start) + rep + text.slice(end);
 }
 
+const ORG_NOUN = /\b(?:that|this|the same|the)\s+(?:company|firm|manufacturer|maker|organi[sz]ation|business|vendor|supplier|brand|developer|producer)\b/i;
+const PERIOD_NOUN = /\b(?:that|this|the same)\s+(?:period|quarter|year|fiscal year|time|month)\b/i;
+const PERIOD = /\b(?:Q[1-4]\s*(?:FY\s*)?'?\d{2,4}|FY\s*'?\d{2,4}|(?:fiscal\s+(?:year\s+)?)?(?:19|20)\d{2})\b/gi;
+const EXISTENTIAL = new Set(['is', 'are', 'was', 'were', 'be', 'been', 'isn', 'aren', 'wasn', 'weren']);
+
+/** Recent turns' text, newest first, without citation markers or refusals. */
+function recentTexts(history: ChatTurn[]): Array<{ role: ChatTurn['role']; text: string }> {
+  return [...history]
+    .reverse()
+    .slice(0, 6)
+    .filter((t) => !t.content.includes(NOT_FOUND_ANSWER))
+    .map((t) => ({ role: t.role, text: stripCitationMarkers(t.content) }));
+}
+
+/** The organisation "that company" means: the one an answer named (who makes...?), else any recent one. */
+function resolveOrganisation(history: ChatTurn[], ctx: Context): Mention | undefined {
+  if (ctx.answerEntity && (ctx.lastUserAskedWho || ORG_WORDS.test(ctx.answerEntity.core) || !ctx.answerEntity.personLike)) return ctx.answerEntity;
+  for (const turn of recentTexts(history)) {
+    const m = extractMentions(turn.text).find((x) => x.proper && (ORG_WORDS.test(x.core) || ORG_WORDS.test(turn.text.slice(x.start, x.start + x.core.length + 30))));
+    if (m && !(ctx.topic && sameEntity(m, ctx.topic))) return m;
+  }
+  return undefined;
+}
+
+function resolvePlace(history: ChatTurn[]): Mention | undefined {
+  for (const turn of recentTexts(history)) {
+    const m = extractMentions(turn.text).find((x) => x.proper && x.afterPlacePrep && !/\d/.test(x.core));
+    if (m) return m;
+  }
+  return undefined;
+}
+
+function resolvePeriod(history: ChatTurn[]): string | undefined {
+  for (const turn of recentTexts(history)) {
+    const found = turn.text.match(PERIOD);
+    if (found) return found[0];
+  }
+  return undefined;
+}
+
+/**
+ * "that company", "the same period" and "there" name what they refer to by kind: replaced by the
+ * conversation's organisation, period or place. Unresolvable ones are left as they are.
+ */
+function resolveNominals(history: ChatTurn[], f: string): string {
+  let out = f;
+  const org = ORG_NOUN.exec(out);
+  if (org) {
+    const target = resolveOrganisation(history, analyseHistory(history));
+    if (target) out = splice(out, org.index, org.index + org[0].length, target.core);
+  }
+  const period = PERIOD_NOUN.exec(out);
+  if (period) {
+    const target = resolvePeriod(history);
+    if (target) out = splice(out, period.index, period.index + period[0].length, target);
+  }
+  const tokens = tokenize(out);
+  const i = tokens.findIndex((t) => t.lower === 'there');
+  if (i >= 0 && !EXISTENTIAL.has(tokens[i - 1]?.lower ?? '') && !EXISTENTIAL.has(tokens[i + 1]?.lower ?? '') && tokens[i + 1]?.lower !== "'s") {
+    const target = resolvePlace(history);
+    const t = tokens[i]!;
+    if (target) out = splice(out, t.start, t.end, `${PLACE_PREPS.has(tokens[i - 1]?.lower ?? '') ? '' : 'in '}${target.core}`);
+  }
+  return out;
+}
+
 export function condenseQueryOffline(history: ChatTurn[], followUp: string): string {
-  const f = followUp.replace(/\s+/g, ' ').trim();
-  if (history.length === 0 || f === '') return f;
+  const original = followUp.replace(/\s+/g, ' ').trim();
+  if (history.length === 0 || original === '') return original;
+  const f = resolveNominals(history, original);
 
   const tokens = tokenize(f);
   const ownMentions = extractMentions(f).filter((m) => m.proper);
@@ -231,7 +308,8 @@ export function condenseQueryOffline(history: ChatTurn[], followUp: string): str
       if (PERSON.has(raw)) {
         target = ctx.lastUserAskedWho && ctx.answerEntity?.personLike ? ctx.answerEntity : (ctx.person ?? ctx.answerEntity ?? ctx.topic);
       } else if (THEY.has(raw)) target = ctx.lastUserAskedWho ? (ctx.answerEntity ?? ctx.topic) : ctx.topic;
-      else target = ctx.topic;
+      // "Where is it going?" asks where the thing is: "it" is not a place, nor a noun phrase when a name is at hand.
+      else target = /^\s*where\b/i.test(f) && (ctx.topic?.afterPlacePrep || !ctx.topic?.proper) ? (ctx.thing ?? ctx.topic) : ctx.topic;
       if (!target || used.has(target.core.toLowerCase())) continue;
       used.add(target.core.toLowerCase());
       const nextTok = tokens[p.index + 1];

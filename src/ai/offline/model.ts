@@ -32,6 +32,9 @@ export interface OfflineModelOptions {
   answer?: AnswerOptions;
 }
 
+/** The provider name of the offline model, for code that must know it is not an LLM. */
+export const OFFLINE_PROVIDER = 'groundwork.offline';
+
 export type OfflineTask = 'answer' | 'condense' | 'unknown';
 
 function toPlain(prompt: LanguageModelV2Prompt): PlainMessage[] {
@@ -57,7 +60,7 @@ export function wordChunks(text: string): string[] {
 
 export class OfflineLanguageModel implements LanguageModelV2 {
   readonly specificationVersion = 'v2' as const;
-  readonly provider = 'groundwork.offline';
+  readonly provider = OFFLINE_PROVIDER;
   readonly modelId: string;
   readonly supportedUrls: Record<string, RegExp[]> = {};
   private readonly answerOptions: AnswerOptions;

@@ -189,6 +189,7 @@ const SYNONYM_GROUPS = [
   'country nation',
   'allow allows allowed permit permits permitted',
   'need needs needed require requires required',
+  'go goes going went gone destination destined',
 ];
 const CONCEPT = new Map<string, string>();
 for (const group of SYNONYM_GROUPS) {

@@ -39,7 +39,7 @@ export async function startChat(ctx: ServiceContext, rawInput: ChatInput, signal
 
   async function* run(): AsyncGenerator<ChatEvent> {
     yield { type: 'session', session_id: session.id, query };
-    for await (const event of answerStream(ctx, { question: input.message, retrieval, history, signal })) {
+    for await (const event of answerStream(ctx, { question: input.message, standalone: query, retrieval, history, signal })) {
       if (event.type === 'done') {
         await appendExchange(ctx, session.id, input.message, { content: event.answer, citations: event.citations });
       }

@@ -8,6 +8,7 @@
 import type { AppDeps } from '../../context';
 import type { DocumentId } from '../../ids';
 import { chunkDocument } from '../../ingest/chunker';
+import { documentTitle } from '../../ingest/document-title';
 import { CrawlPermanentError } from '../../ingest/crawl/errors';
 import { isPermanentIngestError } from '../../ingest/errors';
 import type { CrawlSettings } from '../../ingest/extract-document';
@@ -55,8 +56,9 @@ export async function runIngestion(
     // New chunks always get the process's model; a KB still on an older one is moved over by the
     // kbs__reembed job, and until then vector search simply doesn't see the newer vectors.
     const provider = deps.embeddings.default;
-    const embedded = await embedChunks(provider, chunks);
-    const stored = await storeChunks(deps.db, doc, embedded, { pages: parsed.pages ?? null, dimensions: provider.dimensions, model: provider.id });
+    const title = documentTitle(parsed.title, doc);
+    const embedded = await embedChunks(provider, chunks, title);
+    const stored = await storeChunks(deps.db, doc, embedded, { pages: parsed.pages ?? null, dimensions: provider.dimensions, model: provider.id, title });
     if (!stored) return 'skipped';
     log.info({ chunks: chunks.length, pages: parsed.pages, ms: Math.round(performance.now() - started) }, 'document ready');
     return 'ready';

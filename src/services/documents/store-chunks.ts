@@ -9,6 +9,7 @@ import type { DocumentId, KbId } from '../../ids';
 import { newId } from '../../ids';
 import type { Chunk } from '../../ingest/types';
 import { storableText } from '../../validation';
+import { embeddingText } from './embed-chunks';
 
 export type EmbeddedChunk = Chunk & { embedding: Float32Array | null };
 
@@ -19,7 +20,7 @@ export async function storeChunks(
   db: Db,
   doc: { id: DocumentId; kb_id: KbId },
   chunks: EmbeddedChunk[],
-  meta: { pages: number | null; dimensions: number | null; model: string | null },
+  meta: { pages: number | null; dimensions: number | null; model: string | null; title?: string | null },
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     // Lock the row first: a concurrent delete either happened (we stop) or waits for us.
@@ -31,7 +32,6 @@ export async function storeChunks(
         // Parsers clean their text already; this is the last line before SQL for anything they missed.
         const text = storableText(c.text);
         const headingPath = c.headingPath.map(storableText);
-        const heading = headingPath.join(' > ');
         return {
           id: newId('chunk'),
           document_id: doc.id,
@@ -42,8 +42,8 @@ export async function storeChunks(
           page: c.page ?? null,
           url: c.url ? storableText(c.url) : null,
           token_count: c.tokenCount,
-          // Headings are indexed with the text: a question often names the section it is about.
-          tsv: sql<string>`to_tsvector('english', ${heading ? `${heading}\n${text}` : text})`,
+          // The title and headings are indexed with the text: a question often names the document or section it is about.
+          tsv: sql<string>`to_tsvector('english', ${embeddingText({ text, headingPath }, meta.title ? storableText(meta.title) : null)})`,
           embedding: c.embedding ? sql<string>`${vectorParam(c.embedding)}::vector` : null,
           embedding_dimensions: c.embedding ? meta.dimensions : null,
           embedding_model: c.embedding ? meta.model : null,
@@ -53,7 +53,7 @@ export async function storeChunks(
     }
     await trx
       .updateTable('documents')
-      .set({ status: 'ready', error: null, chunk_count: chunks.length, pages: meta.pages, updated_at: new Date() })
+      .set({ status: 'ready', error: null, chunk_count: chunks.length, pages: meta.pages, title: meta.title ? storableText(meta.title) : null, updated_at: new Date() })
       .where('id', '=', doc.id)
       .execute();
     return true;

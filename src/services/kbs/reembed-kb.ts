@@ -40,11 +40,12 @@ export async function reembedKb(deps: Pick<AppDeps, 'db' | 'embeddings' | 'logge
     if (!next) break;
     const chunks = await deps.db
       .selectFrom('chunks')
-      .select(['id', 'text', 'heading_path'])
-      .where('document_id', '=', next.document_id)
-      .orderBy('position')
+      .innerJoin('documents', 'documents.id', 'chunks.document_id')
+      .select(['chunks.id', 'chunks.text', 'chunks.heading_path', 'documents.title'])
+      .where('chunks.document_id', '=', next.document_id)
+      .orderBy('chunks.position')
       .execute();
-    const vectors = await provider.embedDocuments(chunks.map((c) => embeddingText({ headingPath: c.heading_path, text: c.text })));
+    const vectors = await provider.embedDocuments(chunks.map((c) => embeddingText({ headingPath: c.heading_path, text: c.text }, c.title)));
     await deps.db.transaction().execute(async (trx) => {
       for (const [i, c] of chunks.entries()) {
         await trx

@@ -7,7 +7,10 @@
 import { streamText } from 'ai';
 import type { AppDeps } from '../../context';
 import { AppError } from '../../errors';
-import { buildAnswerPrompt, extractCitedMarkers, NOT_FOUND_ANSWER, type ChatTurn } from '../../ai/prompts';
+import { buildAnswerPrompt, extractCitedMarkers, NOT_FOUND_ANSWER, type AnswerPassage, type ChatTurn } from '../../ai/prompts';
+import { titleFromFilename } from '../../ingest/document-title';
+import { OFFLINE_PROVIDER } from '../../ai/offline/model';
+import { passagesCoverQuestion } from '../../ai/offline/support';
 import { toCitation, type Citation } from './citations';
 import type { Retrieval } from './retrieve';
 
@@ -18,12 +21,36 @@ export type AnswerEvent =
 
 const isRefusal = (text: string) => text.trim().replace(/\s+/g, ' ').startsWith(NOT_FOUND_ANSWER.slice(0, 30));
 
+/** The retrieved chunks as the answer prompt numbers them, each with where it comes from. */
+export function answerPassages(retrieval: Retrieval): AnswerPassage[] {
+  return retrieval.chunks.map((c, i) => ({
+    marker: i + 1,
+    text: c.text,
+    source: [c.url ?? c.filename, c.title && c.title !== titleFromFilename(c.filename) ? `“${c.title}”` : null, c.page ? `page ${c.page}` : null, c.heading_path.at(-1)]
+      .filter(Boolean)
+      .join(', '),
+  }));
+}
+
 export async function* answerStream(
   deps: Pick<AppDeps, 'models'>,
-  input: { question: string; retrieval: Retrieval; history?: ChatTurn[]; signal?: AbortSignal },
+  input: {
+    question: string;
+    retrieval: Retrieval;
+    history?: ChatTurn[];
+    /** The chat follow-up rewritten to stand alone (condense); the extractive answerer cannot read history. */
+    standalone?: string;
+    signal?: AbortSignal;
+  },
 ): AsyncGenerator<AnswerEvent> {
   const { retrieval } = input;
-  if (!retrieval.confident || retrieval.chunks.length === 0) {
+  const offline = deps.models.answerModel.provider === OFFLINE_PROVIDER;
+  const question = offline && input.standalone ? input.standalone : input.question;
+  const passages = answerPassages(retrieval);
+  // The extractive offline answerer matches words, so it is told no when no passage holds the
+  // question's content; an LLM judges that from the passages itself.
+  const covered = !offline || passagesCoverQuestion(question, passages.map((p, i) => ({ ...p, dense: retrieval.chunks[i]!.dense })));
+  if (!retrieval.confident || retrieval.chunks.length === 0 || !covered) {
     yield { type: 'sources', citations: [] };
     yield { type: 'delta', text: NOT_FOUND_ANSWER };
     yield { type: 'done', answer: NOT_FOUND_ANSWER, citations: [] };
@@ -34,13 +61,9 @@ export async function* answerStream(
   yield { type: 'sources', citations: sources };
 
   const { system, messages } = buildAnswerPrompt({
-    question: input.question,
+    question,
     history: input.history,
-    passages: retrieval.chunks.map((c, i) => ({
-      marker: i + 1,
-      text: c.text,
-      source: [c.url ?? c.filename, c.page ? `page ${c.page}` : null, c.heading_path.at(-1)].filter(Boolean).join(', '),
-    })),
+    passages,
   });
   // streamText reports a failed request (e.g. a 429 before the first token) through onError and
   // simply ends the text stream; keep the error and raise it so callers see a failure, not "".

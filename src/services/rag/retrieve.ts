@@ -10,6 +10,7 @@ import type { KnowledgeBase } from '../../../db/types';
 import type { ChunkId, DocumentId, KbId } from '../../ids';
 import { DEFAULT_FUSION, fusedScoreSql, publishedScore, type Candidate, type FusionWeights } from './fuse';
 import { bm25Sql, candidateSql, lengthNormSql, lexicalQuery } from './lexical-search';
+import { titleBoosts } from './title-boost';
 import { nearestSql, queryVectorSql, similaritySql, type QueryVector } from './vector-search';
 
 export type RetrievalMode = 'hybrid' | 'lexical' | 'dense';
@@ -18,6 +19,8 @@ export type RetrievedChunk = {
   chunk_id: ChunkId;
   doc_id: DocumentId;
   filename: string;
+  /** The title the document is indexed under (document-title.ts); null before migration 0501. */
+  title: string | null;
   source: 'upload' | 'url';
   text: string;
   heading_path: string[];
@@ -60,6 +63,7 @@ type SearchRow = {
   page: number | null;
   url: string | null;
   filename: string;
+  title: string | null;
   source: 'upload' | 'url';
 };
 
@@ -120,7 +124,7 @@ async function searchChunks(
                   coalesce(max(dense) filter (where from_vec) over (), 0)::float8 as best_similarity
            from candidates)
     select f.id, f.lexical, f.dense, f.fused, f.lexical_hits, f.best_similarity,
-           c.document_id, c.text, c.heading_path, c.page, c.url, d.filename, d.source
+           c.document_id, c.text, c.heading_path, c.page, c.url, d.filename, d.title, d.source
     from (select * from fused order by fused desc, id limit ${opts.limit}) f
     join chunks c on c.ctid = f.heap_tid and c.kb_id = ${sql.lit(kbId)}
     join documents d on d.id = c.document_id
@@ -160,18 +164,26 @@ export async function retrieve(
   // If the embedding service fails, full-text search alone still answers: degrade, don't fail.
   const embedding = provider ? await provider.embedQuery(query).catch((err) => (deps.logger.warn({ err }, 'query embedding failed; full-text only'), null)) : null;
   const weights = mode === 'lexical' ? { lexical: 1, dense: 0 } : mode === 'dense' ? { lexical: 0, dense: 1 } : (opts.weights ?? DEFAULT_FUSION);
-  const rows = await searchChunks(deps.db, kb.id, query, provider && embedding ? { model: provider.id, embedding } : null, {
-    pool: candidatePool(opts.topK),
+  const pool = candidatePool(opts.topK);
+  // The fused top `pool` (not only top_k) leave the database so that document titles can re-rank them.
+  const fusedRows = await searchChunks(deps.db, kb.id, query, provider && embedding ? { model: provider.id, embedding } : null, {
+    pool,
     lexical: mode !== 'dense',
     weights,
-    limit: opts.topK,
+    limit: pool,
   });
+  const boosts = titleBoosts(query, fusedRows.map((r) => r.title));
+  const rows = fusedRows
+    .map((r, i) => ({ ...r, fused: r.fused + boosts[i]! }))
+    .sort((a, b) => b.fused - a.fused || (a.id < b.id ? -1 : 1))
+    .slice(0, opts.topK);
   const first = rows[0];
   const confident = first !== undefined && (first.lexical_hits > 0 || first.best_similarity >= MIN_DENSE_WITHOUT_LEXICAL);
   const chunks = rows.map((r) => ({
     chunk_id: r.id,
     doc_id: r.document_id,
     filename: r.filename,
+    title: r.title,
     source: r.source,
     text: r.text,
     heading_path: r.heading_path,

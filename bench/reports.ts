@@ -1,0 +1,259 @@
+/**
+ * Answers over reports that look alike, and refusals on questions a KB cannot answer.
+ *
+ * 1. The 10 earnings-call PDFs of ../shared/data/earnings-calls are uploaded into one KB through
+ *    the service layer (upload service -> documents__ingest job, offline providers), then its
+ *    questions are asked with top_k 5:
+ *      - right call first / in the top 5 (what retrieve() returns, as the API retrieves);
+ *      - the answer (POST /api/rag/search's service) cites the right call; answerable refused;
+ *      - unanswerable questions answered;
+ *    next to a page-level BM25 peer (MiniSearch over the same pages' text, in process).
+ * 2. Off-topic questions (bench/lib/off-topic.ts: subjects a corpus does not hold) against a KB
+ *    of every shared corpus (earnings calls, SQuAD's paragraphs, the PCRE2 site crawled from
+ *    loopback, the documents of ../shared/data/docs): the share answered instead of refused.
+ *
+ *   npm run bench -- reports [--db postgres|embedded] [--corpora earnings,squad,site,docs] [--verbose]
+ *
+ * The docs corpus skips its two largest files (619-page PDF, 872-page DOCX) unless --full-docs.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { runOnce } from 'graphile-worker';
+import MiniSearch from 'minisearch';
+import { silentWorkerLogger } from '../db/migrate';
+import { createContext, type ServiceContext } from '../src/context';
+import type { KbId } from '../src/ids';
+import { createTaskList } from '../src/jobs/task-list';
+import { ingestUpload } from '../src/services/documents/ingest-upload';
+import { ingestUrl } from '../src/services/documents/ingest-url';
+import { createKb } from '../src/services/kbs/create-kb';
+import { createOrg } from '../src/services/orgs/create-org';
+import { answerPassages, collectAnswer } from '../src/services/rag/answer-stream';
+import { writeFileSync } from 'node:fs';
+import { retrieve } from '../src/services/rag/retrieve';
+import { startSearch } from '../src/services/rag/search';
+import { openBenchRuntime, type BenchDb } from './lib/bench-runtime';
+import { OFF_TOPIC } from './lib/off-topic';
+import { everyKth, loadSquad } from './lib/squad';
+
+const DATA = path.resolve(import.meta.dirname, '../../shared/data');
+const EARNINGS = path.join(DATA, 'earnings-calls');
+
+const { values } = parseArgs({
+  options: {
+    db: { type: 'string', default: 'postgres' },
+    corpora: { type: 'string', default: 'earnings,squad,site,docs' },
+    'full-docs': { type: 'boolean', default: false },
+    verbose: { type: 'boolean', default: false },
+    // Writes every question's retrieved passages (as the answer prompt gets them), for tuning the answerer offline.
+    dump: { type: 'string' },
+  },
+});
+const corpora = new Set(values.corpora.split(','));
+
+type Qna = { id: string; question: string; answer: string; source_files: string[]; source_page: number | null; unanswerable: boolean };
+const qna: Qna[] = readFileSync(path.join(EARNINGS, 'qna.jsonl'), 'utf8')
+  .split('\n')
+  .filter((l) => l.trim() !== '')
+  .map((l) => JSON.parse(l) as Qna);
+
+const rt = await openBenchRuntime(values.db as BenchDb, { CRAWL_ALLOW_PRIVATE: 'true' });
+
+async function drain() {
+  await runOnce({
+    pgPool: rt.database.pool,
+    taskList: createTaskList(rt.deps),
+    concurrency: 2,
+    noPreparedStatements: rt.database.mode !== 'postgres',
+    logger: silentWorkerLogger,
+  });
+}
+
+async function uploadAll(ctx: ServiceContext, name: string, files: Array<{ filename: string; bytes: Buffer }>) {
+  const t0 = performance.now();
+  const { kb } = await createKb(ctx, { name });
+  const docName = new Map<string, string>();
+  for (const f of files) {
+    const { document } = await ingestUpload(ctx, { kb_id: kb.id, filename: f.filename, bytes: f.bytes });
+    docName.set(document.id, f.filename);
+  }
+  await drain();
+  const chunks = await rt.deps.db.selectFrom('chunks').select((eb) => eb.fn.countAll<number>().as('n')).where('kb_id', '=', kb.id as KbId).executeTakeFirstOrThrow();
+  console.log(`${name}: ${files.length} documents, ${chunks.n} chunks, ingested in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  const kbRow = await rt.deps.db.selectFrom('knowledge_bases').selectAll().where('id', '=', kb.id as KbId).executeTakeFirstOrThrow();
+  return { kb: kbRow, docName };
+}
+
+type Dumped = { kind: 'answerable' | 'unanswerable' | 'off-topic' | 'squad'; corpus: string; question: string; want?: string; answers?: string[]; confident: boolean; passages: ReturnType<typeof answerPassages>; files: string[] };
+const dumped: Dumped[] = [];
+const dump = async (kb: Parameters<typeof retrieve>[1], docName: Map<string, string> | null, d: Omit<Dumped, 'passages' | 'files' | 'confident'>) => {
+  if (!values.dump) return;
+  const retrieval = await retrieve(rt.deps, kb, d.question, { topK: 5 });
+  dumped.push({ ...d, confident: retrieval.confident, passages: answerPassages(retrieval), files: retrieval.chunks.map((c) => docName?.get(c.doc_id) ?? c.doc_id) });
+};
+
+const pct = (n: number, d: number) => `${((100 * n) / Math.max(1, d)).toFixed(1)}%`;
+const ratio = (n: number, d: number) => (n / Math.max(1, d)).toFixed(3);
+
+try {
+  const { org } = await createOrg(rt.deps, { name: 'Reports bench', slug: 'reports-bench', plan: 'pro' });
+  const orgRow = await rt.deps.db.selectFrom('organizations').selectAll().where('id', '=', org.id).executeTakeFirstOrThrow();
+  const ctx = createContext(rt.deps, orgRow, { requestId: 'bench' });
+  const kbs: Array<{ name: string; kbId: string; kb: Parameters<typeof retrieve>[1] }> = [];
+
+  if (corpora.has('earnings')) {
+    const files = readdirSync(path.join(EARNINGS, 'docs'))
+      .filter((f) => f.endsWith('.pdf'))
+      .sort()
+      .map((filename) => ({ filename, bytes: readFileSync(path.join(EARNINGS, 'docs', filename)) }));
+    const { kb, docName } = await uploadAll(ctx, 'earnings calls', files);
+    kbs.push({ name: 'earnings calls', kbId: kb.id, kb });
+
+    // The peer: BM25 over whole pages (the page texts the pipeline extracted, in order).
+    const rows = await rt.deps.db
+      .selectFrom('chunks')
+      .select(['document_id', 'page', 'position', 'text'])
+      .where('kb_id', '=', kb.id)
+      .orderBy('document_id')
+      .orderBy('position')
+      .execute();
+    const pages = new Map<string, { id: string; file: string; text: string }>();
+    for (const r of rows) {
+      const key = `${r.document_id}#${r.page ?? 0}`;
+      const page = pages.get(key) ?? { id: key, file: docName.get(r.document_id)!, text: '' };
+      page.text += `\n${r.text}`;
+      pages.set(key, page);
+    }
+    const mini = new MiniSearch<{ id: string; file: string; text: string }>({ fields: ['text'], storeFields: ['file'] });
+    mini.addAll([...pages.values()]);
+
+    const single = qna.filter((q) => q.source_files.length === 1);
+    const unanswerable = qna.filter((q) => q.unanswerable);
+    let first = 0;
+    let top5 = 0;
+    let peerFirst = 0;
+    let peerTop5 = 0;
+    let cites = 0;
+    let citesOnly = 0;
+    let refused = 0;
+    let citedDocs = 0;
+    for (const q of single) {
+      const want = q.source_files[0]!;
+      const { chunks } = await retrieve(rt.deps, kb, q.question, { topK: 5 });
+      const files = chunks.map((c) => docName.get(c.doc_id));
+      if (files[0] === want) first++;
+      if (files.includes(want)) top5++;
+      const peer = mini.search(q.question).slice(0, 5).map((h) => h.file as string);
+      if (peer[0] === want) peerFirst++;
+      if (peer.includes(want)) peerTop5++;
+      await dump(kb, docName, { kind: 'answerable', corpus: 'earnings', question: q.question, want });
+      const { answer, citations } = await collectAnswer(await startSearch(ctx, { kb_id: kb.id, query: q.question, top_k: 5 }));
+      const cited = [...new Set(citations.map((c) => docName.get(c.doc_id)))];
+      if (citations.length === 0) refused++;
+      if (cited.includes(want)) cites++;
+      if (cited.length > 0 && cited.every((f) => f === want)) citesOnly++;
+      citedDocs += citations.length;
+      if (values.verbose) {
+        const tag = (f: string | undefined) => (f ? f.slice(0, 7) : '-');
+        console.log(
+          `${q.id} want ${tag(want)} got ${files.map(tag).join(',')} cited ${cited.map(tag).join(',') || 'REFUSED'}\n  Q: ${q.question}\n  A: ${answer.slice(0, 400)}`,
+        );
+      }
+    }
+    let unansweredAnswered = 0;
+    for (const q of unanswerable) {
+      await dump(kb, docName, { kind: 'unanswerable', corpus: 'earnings', question: q.question });
+      const { citations, answer } = await collectAnswer(await startSearch(ctx, { kb_id: kb.id, query: q.question, top_k: 5 }));
+      if (citations.length > 0) unansweredAnswered++;
+      if (values.verbose) console.log(`${q.id} (unanswerable) ${citations.length ? 'ANSWERED' : 'refused'}\n  Q: ${q.question}\n  A: ${answer.slice(0, 300)}`);
+    }
+    console.log(`\nEarnings calls (${single.length} single-call questions, top_k 5, db ${values.db}, embeddings ${kb.embedding_model})`);
+    console.table({
+      'right call first (retrieved)': { ours: ratio(first, single.length), 'page BM25 peer': ratio(peerFirst, single.length) },
+      'right call in top 5 (retrieved)': { ours: ratio(top5, single.length), 'page BM25 peer': ratio(peerTop5, single.length) },
+      'answer cites the right call': { ours: ratio(cites, single.length), 'page BM25 peer': '' },
+      'answer cites only the right call': { ours: ratio(citesOnly, single.length), 'page BM25 peer': '' },
+      'answerable refused': { ours: `${refused} / ${single.length}`, 'page BM25 peer': '' },
+      'citations per answer': { ours: (citedDocs / Math.max(1, single.length - refused)).toFixed(2), 'page BM25 peer': '' },
+      'unanswerable answered': { ours: `${unansweredAnswered} / ${unanswerable.length}`, 'page BM25 peer': '' },
+    });
+  }
+
+  if (corpora.has('squad')) {
+    const { paragraphs } = loadSquad();
+    const { kb } = await uploadAll(
+      ctx,
+      'SQuAD dev',
+      paragraphs.map((p) => ({ filename: `squad-${p.index}.txt`, bytes: Buffer.from(p.context) })),
+    );
+    kbs.push({ name: 'SQuAD dev', kbId: kb.id, kb });
+    if (values.dump) {
+      const { questions } = loadSquad();
+      for (const q of everyKth(questions, 500)) await dump(kb, null, { kind: 'squad', corpus: 'squad', question: q.question, answers: q.answers });
+    }
+  }
+
+  if (corpora.has('docs')) {
+    const dir = path.join(DATA, 'docs');
+    const big = new Set(['DA-619p.pdf', 'handbook-872p.docx']);
+    const files = readdirSync(dir)
+      .filter((f) => /\.(pdf|docx|md)$/.test(f) && (values['full-docs'] || !big.has(f)))
+      .sort()
+      .map((filename) => ({ filename, bytes: readFileSync(path.join(dir, filename)) }));
+    const { kb } = await uploadAll(ctx, 'documents', files);
+    kbs.push({ name: 'documents', kbId: kb.id, kb });
+  }
+
+  if (corpora.has('site')) {
+    const root = path.join(DATA, 'site');
+    const server = createServer((req, res) => {
+      const name = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname).replace(/^\/+/, '') || 'index.html';
+      const file = path.join(root, path.normalize(name));
+      try {
+        const body = readFileSync(file);
+        res.writeHead(200, { 'content-type': file.endsWith('.html') ? 'text/html; charset=utf-8' : 'text/plain' }).end(body);
+      } catch {
+        res.writeHead(404).end();
+      }
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as { port: number }).port;
+    const t0 = performance.now();
+    const { kb } = await createKb(ctx, { name: 'PCRE2 site' });
+    await ingestUrl(ctx, { kb_id: kb.id, url: `http://127.0.0.1:${port}/index.html`, max_pages: 200, max_depth: 3, sitemap: false });
+    await drain();
+    server.close();
+    const chunks = await rt.deps.db.selectFrom('chunks').select((eb) => eb.fn.countAll<number>().as('n')).where('kb_id', '=', kb.id as KbId).executeTakeFirstOrThrow();
+    console.log(`PCRE2 site: crawled, ${chunks.n} chunks in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    const kbRow = await rt.deps.db.selectFrom('knowledge_bases').selectAll().where('id', '=', kb.id as KbId).executeTakeFirstOrThrow();
+    kbs.push({ name: 'PCRE2 site', kbId: kb.id, kb: kbRow });
+  }
+
+  const offRows: Record<string, { questions: number; answered: number; share: string }> = {};
+  let offTotal = 0;
+  let offAnswered = 0;
+  for (const { name, kbId, kb } of kbs) {
+    let answered = 0;
+    for (const question of OFF_TOPIC) {
+      await dump(kb, null, { kind: 'off-topic', corpus: name, question });
+      const { citations, answer } = await collectAnswer(await startSearch(ctx, { kb_id: kbId, query: question, top_k: 5 }));
+      if (citations.length > 0) {
+        answered++;
+        if (values.verbose) console.log(`off-topic answered on ${name}: ${question}\n  A: ${answer.slice(0, 300)}`);
+      }
+    }
+    offRows[name] = { questions: OFF_TOPIC.length, answered, share: pct(answered, OFF_TOPIC.length) };
+    offTotal += OFF_TOPIC.length;
+    offAnswered += answered;
+  }
+  if (kbs.length > 0) {
+    offRows.all = { questions: offTotal, answered: offAnswered, share: pct(offAnswered, offTotal) };
+    console.log('\nOff-topic questions answered (should be refused)');
+    console.table(offRows);
+  }
+  if (values.dump) writeFileSync(values.dump, JSON.stringify(dumped));
+} finally {
+  await rt.close();
+}

@@ -1,0 +1,50 @@
+/**
+ * Re-runs the offline answerer over passages dumped by `npm run bench -- reports --dump FILE`, in
+ * process and in about a second, so its refusal threshold and sentence choice can be tuned against
+ * every kind of question at once (answerable earnings-call questions, unanswerable and off-topic
+ * ones, a SQuAD sample). `node --import tsx bench/research/tune-answerer.ts FILE [--verbose]`
+ */
+import { readFileSync } from 'node:fs';
+import { answerFromPassages } from '../../src/ai/offline/answerer';
+import type { AnswerPassage } from '../../src/ai/prompts';
+import { containsAnswer } from '../lib/squad';
+import { createLocalEmbeddingProvider } from '../../src/ai/embeddings';
+import { passagesCoverQuestion } from '../../src/ai/offline/support';
+
+// The dump has no vectors; the passages' similarity is recomputed with the offline model (without the title prefix).
+const embedder = createLocalEmbeddingProvider();
+const cosine = (a: Float32Array, b: Float32Array) => {
+  let d = 0;
+  let x = 0;
+  let y = 0;
+  for (let i = 0; i < a.length; i++) (d += a[i]! * b[i]!), (x += a[i]! ** 2), (y += b[i]! ** 2);
+  return d / Math.sqrt(x * y);
+};
+
+type Dumped = { kind: string; corpus: string; question: string; want?: string; answers?: string[]; confident: boolean; passages: AnswerPassage[]; files: string[] };
+const rows = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as Dumped[];
+const verbose = process.argv.includes('--verbose');
+const stats: Record<string, { n: number; answered: number; good: number }> = {};
+for (const r of rows) {
+  const key = r.kind === 'off-topic' ? `off-topic ${r.corpus}` : r.kind;
+  const s = (stats[key] ??= { n: 0, answered: 0, good: 0 });
+  s.n++;
+  if (!r.confident || r.passages.length === 0) continue;
+  const qv = await embedder.embedQuery(r.question);
+  const pv = await embedder.embedDocuments(r.passages.map((p) => p.text));
+  if (!passagesCoverQuestion(r.question, r.passages.map((p, i) => ({ ...p, dense: cosine(qv, pv[i]!) })))) continue;
+  const a = answerFromPassages(r.question, r.passages);
+  if (a.refused) {
+    if (verbose && r.kind === 'answerable') console.log(`REFUSED ${r.question} (want ${r.want?.slice(0, 7)}; got ${r.files.map((f) => f.slice(0, 7)).join(',')})`);
+    continue;
+  }
+  s.answered++;
+  if (r.kind === 'answerable' && a.markers.some((m) => r.files[m - 1] === r.want)) s.good++;
+  if (r.kind === 'squad' && containsAnswer(a.text, r.answers!)) s.good++;
+  if (verbose && (r.kind === 'off-topic' || r.kind === 'unanswerable')) console.log(`ANSWERED ${r.corpus}: ${r.question}\n  ${a.text.slice(0, 200)}`);
+  if (verbose && r.kind === 'answerable' && !a.markers.some((m) => r.files[m - 1] === r.want))
+    console.log(`WRONG CALL ${r.question} (want ${r.want?.slice(0, 7)}; cited ${a.markers.map((m) => r.files[m - 1]?.slice(0, 7)).join(',')})\n  ${a.text.slice(0, 300)}`);
+}
+console.table(
+  Object.fromEntries(Object.entries(stats).map(([k, s]) => [k, { n: s.n, answered: s.answered, 'right (cites call / contains gold)': s.good }])),
+);

@@ -1,0 +1,35 @@
+/**
+ * The title a document's chunks are indexed under, so a question that names what only the title
+ * holds ("in the Q2 2023 call", "Acme's handbook") finds the document's passages although no
+ * passage repeats it. From the parser's title (PDF/DOCX metadata, HTML <title>, the first
+ * heading), and for uploads also the file name when it reads like a title: report file names
+ * often carry the period or company that the metadata lacks ("Q1 2022 Acme Earnings Call.pdf").
+ */
+import { collapseWhitespace } from './normalize';
+
+/** A file name's stem as words, when it has at least two words of three letters or more. */
+export function titleFromFilename(filename: string): string | undefined {
+  const stem = filename.replace(/\.[A-Za-z0-9]{1,5}$/, '');
+  const words = collapseWhitespace(stem.replace(/_+/g, ' ').replace(/(?<=\p{L})-(?=\p{L})/gu, ' '));
+  const letters = words.match(/\p{L}{3,}/gu) ?? [];
+  return letters.length >= 2 ? words : undefined;
+}
+
+export function documentTitle(parsedTitle: string | undefined, doc: { filename: string; source: 'upload' | 'url' }): string | null {
+  const title = parsedTitle ? collapseWhitespace(parsedTitle) : undefined;
+  const fromName = doc.source === 'upload' ? titleFromFilename(doc.filename) : undefined;
+  if (!title) return fromName ?? null;
+  if (!fromName) return title;
+  // Keep the file name only when it adds words the title lacks.
+  const have = new Set(title.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+  const adds = (fromName.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).some((w) => !have.has(w));
+  return adds ? `${title} (${fromName})` : title;
+}
+
+/** What is indexed ahead of a chunk's text (never shown in snippets): title, then heading path. */
+export function chunkContext(title: string | null | undefined, headingPath: string[]): string {
+  const heading = headingPath.join(' > ');
+  // A crawled page's title is already the first heading.
+  const parts = [title && headingPath[0] !== title ? title : null, heading || null].filter(Boolean);
+  return parts.join('\n');
+}

@@ -1,0 +1,75 @@
+/**
+ * Document context: a question that names what only a document's title holds (the period of a
+ * quarterly report, here only in the file name) finds that document's passages first, although
+ * every report says the same things in the same words.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { documentTitle, titleFromFilename } from '../../src/ingest/document-title';
+import { titleBoosts } from '../../src/services/rag/title-boost';
+import { restClient } from '../helpers/api-client';
+import { createOrgWithKey } from '../helpers/factories';
+import { runQueuedJobs } from '../helpers/jobs';
+import { createTestApp, type TestApp } from '../helpers/test-app';
+import { uploadFile } from '../helpers/upload';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const report = (revenue: number, growth: number) =>
+  `Good afternoon and welcome to the earnings call.\n\nProduct revenue was $${revenue} million, up ${growth}% year over year. ` +
+  `Remaining performance obligations grew as customers signed larger contracts.\n\nWe continue to invest in sales capacity.`;
+
+describe('document titles', () => {
+  it('come from the parser, else from a file name that reads like a title', () => {
+    expect(titleFromFilename('Q2 2022 Acme Inc. Earnings Call.pdf')).toBe('Q2 2022 Acme Inc. Earnings Call');
+    expect(titleFromFilename('squad-123.txt')).toBeUndefined();
+    expect(titleFromFilename('IMG_2034.pdf')).toBeUndefined();
+    expect(documentTitle('Acme Inc. Earnings Call', { filename: 'Q2 2022 Acme Inc. Earnings Call.pdf', source: 'upload' })).toBe(
+      'Acme Inc. Earnings Call (Q2 2022 Acme Inc. Earnings Call)',
+    );
+    expect(documentTitle('Employee Handbook', { filename: 'employee_handbook.docx', source: 'upload' })).toBe('Employee Handbook');
+    expect(documentTitle(undefined, { filename: 'https://example.com/', source: 'url' })).toBeNull();
+  });
+
+  it('boost only what tells the candidates apart', () => {
+    const titles = ['Q1 2022 Acme Call', 'Q2 2022 Acme Call', 'Q2 2023 Acme Call', null];
+    const b = titleBoosts('What was product revenue in Q2 2022 at Acme?', titles);
+    expect(b[1]).toBeGreaterThan(b[0]!);
+    expect(b[1]).toBeGreaterThan(b[2]!);
+    expect(b[3]).toBe(0);
+    expect(titleBoosts('What was product revenue at Acme?', titles).every((x) => x === 0)).toBe(true);
+  });
+
+  it('find the report of the period a question names, though only its file name holds it', async () => {
+    const { api_key } = await createOrgWithKey(t.deps);
+    const api = restClient(t.app, api_key);
+    const kbId = (await api.post('/api/kbs', { name: 'Reports' })).body.kb.id;
+    const periods = [
+      ['Q1 2022', 101, 20],
+      ['Q2 2022', 202, 30],
+      ['Q3 2022', 303, 40],
+      ['Q1 2023', 404, 50],
+      ['Q2 2023', 505, 60],
+    ] as const;
+    for (const [period, revenue, growth] of periods) {
+      await uploadFile(t.app, api_key, kbId, { name: `${period} Acme Inc. Earnings Call.txt`, bytes: report(revenue, growth) });
+    }
+    await runQueuedJobs(t);
+    const docs = await t.db.selectFrom('documents').select(['filename', 'title']).where('kb_id', '=', kbId).execute();
+    expect(docs.every((d) => d.title === d.filename.replace(/\.txt$/, ''))).toBe(true);
+
+    for (const [period, revenue] of periods) {
+      const res = await api.post('/api/rag/search', { kb_id: kbId, query: `What was product revenue in ${period}?` });
+      expect(res.status).toBe(200);
+      expect(res.body.citations[0].filename).toBe(`${period} Acme Inc. Earnings Call.txt`);
+      expect(res.body.answer).toContain(`$${revenue} million`);
+      // The title is indexed, not shown.
+      expect(res.body.citations[0].snippet).not.toContain(period);
+    }
+  });
+});
