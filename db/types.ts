@@ -133,6 +133,20 @@ export interface KbLexiconTotalsTable {
   tokens: number;
 }
 
+/** Metered voice sessions (migration 20261123_0100). */
+export interface VoiceSessionsTable {
+  id: string;
+  org_id: OrgId;
+  kb_id: KbId;
+  chat_session_id: SessionId | null;
+  started_at: Generated<Date>;
+  ended_at: Date | null;
+  seconds: Generated<number>;
+  audio_in_seconds: Generated<number>;
+  audio_out_seconds: Generated<number>;
+  end_reason: string | null;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -145,6 +159,7 @@ export interface Database {
   chat_sessions: ChatSessionsTable;
   chat_messages: ChatMessagesTable;
   app_secrets: AppSecretsTable;
+  voice_sessions: VoiceSessionsTable;
 }
 
 export type Organization = Selectable<OrganizationsTable>;

@@ -1,0 +1,29 @@
+/**
+ * Whether an organisation's widget may offer voice, and if not, why: decided here only, so the
+ * settings DTO, GraphQL, tRPC, the widget session response and the gateway's refusals agree.
+ * Order matters: the first failing condition is the reason shown.
+ */
+import type { Organization } from '../../../db/types';
+import type { Config } from '../../config';
+import { planLimits } from '../plans';
+
+export type VoiceUnavailableCode = 'voice_not_in_plan' | 'voice_disabled' | 'voice_unavailable';
+
+export type VoiceAvailability =
+  | { available: true; code: null; reason: null }
+  | { available: false; code: VoiceUnavailableCode; reason: string };
+
+export const VOICE_UNAVAILABLE_MESSAGES: Record<VoiceUnavailableCode, string> = {
+  voice_not_in_plan: 'Voice is not included in this plan; it needs the Starter plan or above',
+  voice_disabled: 'Voice is switched off in the organisation settings',
+  voice_unavailable: 'No realtime voice provider is configured on this server (set OPENAI_API_KEY)',
+};
+
+const no = (code: VoiceUnavailableCode): VoiceAvailability => ({ available: false, code, reason: VOICE_UNAVAILABLE_MESSAGES[code] });
+
+export function voiceAvailability(org: Pick<Organization, 'plan' | 'settings'>, config: Pick<Config, 'realtime'>): VoiceAvailability {
+  if (!planLimits(org.plan).voice) return no('voice_not_in_plan');
+  if (org.settings?.voice_enabled !== true) return no('voice_disabled');
+  if (!config.realtime) return no('voice_unavailable');
+  return { available: true, code: null, reason: null };
+}
