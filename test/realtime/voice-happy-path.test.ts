@@ -117,7 +117,7 @@ describe('voice gateway: a spoken question', () => {
     const w = widgetClient(v.t.app, SHOP);
     const chat = await w.chat(token, { message: 'How long can the Zephyr-9 fly?' });
     expect(chat.status, chat.text).toBe(200);
-    const chatSources = chat.events.find((e) => e.event === 'sources')!.data.citations;
+    const chatSources = chat.events.find((e) => e.event === 'citations')!.data.citations;
 
     v.fake.setScript({ pace: 0.05, userTranscripts: ['How long can the Zephyr-9 fly?', 'What is the capital of Peru?'] });
     const client = VoiceClient.connect(v.served.wsUrl, token);
