@@ -12,7 +12,7 @@ import type { AppDeps } from '../src/context';
 import { tokenFromSubprotocols } from '../src/services/voice/authorize-voice';
 import { OrgSlots, voiceLimits, type VoiceLimits } from './limits';
 import { VOICE_PATH, VOICE_SUBPROTOCOL } from './protocol';
-import { VoiceSession } from './voice-session';
+import { VoiceSession, type VoiceSessionStats } from './voice-session';
 
 /** Frames above this are cut by `ws` itself (close 1009); below it, the session answers protocol_error. */
 const WS_MAX_PAYLOAD = 64 * 1024;
@@ -21,6 +21,8 @@ const TICK_MS = 250;
 export type VoiceGateway = {
   /** Open voice sessions. */
   sessions(): number;
+  /** Per-session counters and queued bytes (tests, benchmarks, diagnostics). */
+  inspect(): { stats: VoiceSessionStats; buffered: { browser: number; upstream: number } }[];
   /** Refuse new upgrades, close every session with `shutting_down`, wait for them (bounded). */
   close(): Promise<void>;
   limits: VoiceLimits;
@@ -75,6 +77,7 @@ export function attachVoiceGateway(server: Server, deps: AppDeps, opts: { limits
   return {
     limits,
     sessions: () => sessions.size,
+    inspect: () => [...sessions].map((s) => ({ stats: { ...s.stats }, buffered: s.buffered })),
     async close() {
       closing = true;
       clearInterval(tick);

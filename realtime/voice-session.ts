@@ -100,6 +100,11 @@ export class VoiceSession {
     return this.phase === 'ended';
   }
 
+  /** Bytes queued toward each side: what backpressure bounds. */
+  get buffered() {
+    return { browser: this.browser.bufferedAmount, upstream: this.upstream?.bufferedAmount ?? 0 };
+  }
+
   async start(): Promise<void> {
     try {
       this.caller = await authorizeVoice(this.deps, this.request, this.slots);
