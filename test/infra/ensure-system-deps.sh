@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs from Debian on a fresh machine, once:
 #   - chromium (the widget is tested in a real browser through playwright-core)
-#   - sox and espeak-ng (the voice test makes its fake microphone's WAV file with them at test time)
+#   - sox (the voice test makes its fake microphone's WAV file with it at test time)
 #   - pgvector for Debian's PostgreSQL 15 (bookworm has no package; built from trixie's source package)
 # Idempotent: every step is skipped when its result is already there. Needs root (or sudo) only when
 # something is missing. Set SKIP_SYSTEM_DEPS=1 to skip entirely (e.g. when TEST_DATABASE_URL is given).
@@ -18,7 +18,7 @@ PG_EXT_DIR="/usr/share/postgresql/${PG_MAJOR}/extension"
 
 need_chromium=0; need_pgvector=0; need_audio=0
 [ -x /usr/bin/chromium ] || need_chromium=1
-{ command -v sox >/dev/null && command -v espeak-ng >/dev/null; } || need_audio=1
+command -v sox >/dev/null || need_audio=1
 if [ -z "${TEST_DATABASE_URL:-}" ] && [ ! -f "${PG_EXT_DIR}/vector.control" ]; then need_pgvector=1; fi
 [ "$need_chromium$need_pgvector$need_audio" = "000" ] && exit 0
 
@@ -33,9 +33,9 @@ if [ "$need_chromium" = 1 ]; then
 fi
 
 if [ "$need_audio" = 1 ]; then
-  log "installing sox and espeak-ng"
+  log "installing sox"
   apt_update
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends sox espeak-ng >&2
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends sox >&2
 fi
 
 if [ "$need_pgvector" = 1 ]; then
