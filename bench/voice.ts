@@ -10,11 +10,15 @@
  * the web process), and a spoken answer streams back in real time as 100 ms audio deltas. Every
  * delta carries a sequence number in its first 4 bytes, so each browser frame is matched to the
  * upstream delta it came from:
- *   - added latency: browser frame received - upstream delta sent (p50/p95; includes both loopback
- *     hops and this driver's own event loop, so it over-states the gateway alone);
- *   - memory per session: web process RSS with N sessions open and idle, minus before, over N;
+ *   - gateway relay: in the web process, from the upstream delta's arrival to its frame handed to
+ *     the browser socket; plus the web process's event-loop delay p95 (how long a delta can wait
+ *     for the loop): their sum is the latency the gateway adds;
+ *   - end to end: browser frame received - upstream delta sent, measured in this driver (both
+ *     loopback hops and the driver's own event loop, which runs the fake and N clients, included);
+ *   - memory per session: web process heap + external with N sessions open and idle (after a GC),
+ *     minus before, over N (and the same for RSS);
  *   - CPU per session-minute: web process CPU time during the talking phase / (N x minutes).
- * The largest N with p95 < 10 ms is reported. Results also go to bench/results/voice.json.
+ * The largest N with relay p95 + loop delay p95 < 10 ms is reported. Results also go to bench/results/voice.json.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -28,7 +32,7 @@ const SESSIONS_PER_ORG = 40;
 const FRAME_MS = 40;
 const FRAME_BYTES = (24_000 * 2 * FRAME_MS) / 1000;
 
-type ChildStats = { rss: number; cpuMicros: number; sessions: number };
+type ChildStats = { rss: number; heap: number; cpuMicros: number; sessions: number; relay: number[]; loopP95: number; loopP99: number };
 
 // ---- the web process ---------------------------------------------------------------------
 
@@ -69,12 +73,29 @@ async function serveWebProcess(fakeUrl: string, fakeKey: string, maxSessions: nu
   const server = await new Promise<Server>((resolve) => {
     const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s as Server)) as Server;
   });
-  const gateway = attachVoiceGateway(server, rt.deps);
+  const { monitorEventLoopDelay } = await import('node:perf_hooks');
+  let relay: number[] = [];
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  loop.enable();
+  const gateway = attachVoiceGateway(server, rt.deps, { observer: { relayed: (ms) => relay.push(ms) } });
   const port = (server.address() as { port: number }).port;
   process.on('message', (m: { type: string }) => {
     if (m.type === 'stats') {
+      (globalThis as { gc?: () => void }).gc?.();
       const cpu = process.cpuUsage();
-      process.send!({ type: 'stats', stats: { rss: process.memoryUsage().rss, cpuMicros: cpu.user + cpu.system, sessions: gateway.sessions() } satisfies ChildStats });
+      const mem = process.memoryUsage();
+      const stats: ChildStats = {
+        rss: mem.rss,
+        heap: mem.heapUsed + mem.external,
+        cpuMicros: cpu.user + cpu.system,
+        sessions: gateway.sessions(),
+        relay,
+        loopP95: loop.percentile(95) / 1e6,
+        loopP99: loop.percentile(99) / 1e6,
+      };
+      process.send!({ type: 'stats', stats });
+      relay = [];
+      loop.reset();
     }
     if (m.type === 'stop') void gateway.close().then(() => rt.close()).then(() => process.exit(0));
   });
@@ -111,7 +132,7 @@ async function drive() {
   const fake = await startFakeRealtime({ script: { pace: 1, replyMs: answerMs, chunkMs: 100, stampDeltas: true, silenceMs: 300 } });
   const openai = await startFakeOpenAI();
   const child = fork(fileURLToPath(import.meta.url), ['--serve', fake.url, fake.apiKey, String(Math.max(...steps)), openai.url, openai.apiKey], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', 'tsx', '--expose-gc'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const ready = await new Promise<{ wsUrl: string; tokens: string[] }>((resolve) => child.on('message', (m: any) => m.type === 'ready' && resolve(m)));
@@ -124,9 +145,8 @@ async function drive() {
     const latencies: number[] = [];
     let answered = 0;
     let failed = 0;
-    const sockets = await Promise.all(
-      Array.from({ length: n }, (_, i) =>
-        new Promise<WebSocket>((resolve) => {
+    const open = (i: number) =>
+      new Promise<WebSocket>((resolve) => {
           const ws = new WebSocket(ready.wsUrl, ['groundwork.voice.v1', `bearer.${ready.tokens[Math.floor(i / SESSIONS_PER_ORG)]}`], { origin: ORIGIN, perMessageDeflate: false });
           ws.binaryType = 'nodebuffer';
           ws.on('message', (data, isBinary) => {
@@ -144,9 +164,10 @@ async function drive() {
             }
           });
           ws.on('error', () => (failed++, resolve(ws)));
-        }),
-      ),
-    );
+        });
+    // Visitors arrive over time, not in one instant: connect in batches of 25.
+    const sockets: WebSocket[] = [];
+    for (let i = 0; i < n; i += 25) sockets.push(...(await Promise.all(Array.from({ length: Math.min(25, n - i) }, (_, j) => open(i + j)))));
     await new Promise((r) => setTimeout(r, 1000));
     const idle = await ask<ChildStats>(child, 'stats');
     const talkStart = performance.now();
@@ -171,6 +192,7 @@ async function drive() {
     );
     const talkMinutes = (performance.now() - talkStart) / 60_000;
     const after = await ask<ChildStats>(child, 'stats');
+    const relay = after.relay.sort((a, b) => a - b);
     for (const ws of sockets) ws.close(1000);
     await new Promise((r) => setTimeout(r, 1500));
     fake.deltaSentAt.clear();
@@ -180,10 +202,13 @@ async function drive() {
       ready: n - failed,
       answered,
       frames: latencies.length,
-      'added latency p50 (ms)': Number(percentile(latencies, 50).toFixed(2)),
-      'added latency p95 (ms)': Number(percentile(latencies, 95).toFixed(2)),
-      'added latency p99 (ms)': Number(percentile(latencies, 99).toFixed(2)),
-      'memory per session (KB)': Math.round((idle.rss - before.rss) / 1024 / n),
+      'gateway relay p50 (ms)': Number(percentile(relay, 50).toFixed(3)),
+      'gateway relay p95 (ms)': Number(percentile(relay, 95).toFixed(3)),
+      'web event loop delay p95 (ms)': Number(after.loopP95.toFixed(1)),
+      'end to end p50 (ms)': Number(percentile(latencies, 50).toFixed(1)),
+      'end to end p95 (ms)': Number(percentile(latencies, 95).toFixed(1)),
+      'memory per session (KB)': Math.round((idle.heap - before.heap) / 1024 / n),
+      'RSS per session (KB)': Math.round((idle.rss - before.rss) / 1024 / n),
       'web process RSS (MB)': Math.round(after.rss / 1024 / 1024),
       'CPU s per session-minute': Number(((after.cpuMicros - idle.cpuMicros) / 1e6 / (n * talkMinutes)).toFixed(3)),
       'web process CPU (% of one core)': Math.round(((after.cpuMicros - idle.cpuMicros) / 1e6 / (talkMinutes * 60)) * 100),
@@ -192,7 +217,8 @@ async function drive() {
     process.stdout.write(`${JSON.stringify(row)}\n`);
     if (row.ready < n) break;
   }
-  const ok = results.filter((r) => (r['added latency p95 (ms)'] as number) < 10 && r.ready === r.sessions);
+  // Added latency = what the web process adds: relay time plus the wait for its event loop.
+  const ok = results.filter((r) => (r['gateway relay p95 (ms)'] as number) + (r['web event loop delay p95 (ms)'] as number) < 10 && r.ready === r.sessions);
   const best = ok.length ? Math.max(...ok.map((r) => r.sessions as number)) : 0;
   console.table(results);
   process.stdout.write(`most sessions measured with p95 added latency < 10 ms: ${best}\n`);

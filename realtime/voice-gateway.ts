@@ -12,7 +12,7 @@ import type { AppDeps } from '../src/context';
 import { tokenFromSubprotocols } from '../src/services/voice/authorize-voice';
 import { OrgSlots, voiceLimits, type VoiceLimits } from './limits';
 import { VOICE_PATH, VOICE_SUBPROTOCOL } from './protocol';
-import { VoiceSession, type VoiceSessionStats } from './voice-session';
+import { VoiceSession, type VoiceObserver, type VoiceSessionStats } from './voice-session';
 
 /** Frames above this are cut by `ws` itself (close 1009); below it, the session answers protocol_error. */
 const WS_MAX_PAYLOAD = 64 * 1024;
@@ -41,7 +41,11 @@ function offeredProtocols(req: IncomingMessage): string[] {
     .filter(Boolean);
 }
 
-export function attachVoiceGateway(server: Server, deps: AppDeps, opts: { limits?: Partial<VoiceLimits> } = {}): VoiceGateway {
+export function attachVoiceGateway(
+  server: Server,
+  deps: AppDeps,
+  opts: { limits?: Partial<VoiceLimits>; observer?: VoiceObserver } = {},
+): VoiceGateway {
   const limits = voiceLimits(deps.config, opts.limits);
   const slots = new OrgSlots();
   const sessions = new Set<VoiceSession>();
@@ -61,7 +65,7 @@ export function attachVoiceGateway(server: Server, deps: AppDeps, opts: { limits
     if (closing) return refuseUpgrade(socket, 503);
     wss.handleUpgrade(req, socket, head, (ws) => {
       const requestId = randomUUID();
-      const session = VoiceSession.fromRequest(ws, req, tokenFromSubprotocols(offeredProtocols(req)), deps, limits, slots, requestId);
+      const session = VoiceSession.fromRequest(ws, req, tokenFromSubprotocols(offeredProtocols(req)), deps, limits, slots, requestId, opts.observer);
       sessions.add(session);
       void session.ended.then(() => sessions.delete(session));
       void session.start();

@@ -42,6 +42,9 @@ const PLAYBACK_SLACK_MS = 500;
 
 export type VoiceSessionStats = { audioInBytes: number; audioOutBytes: number; droppedIn: number; droppedOut: number };
 
+/** Benchmarks: time from an upstream audio delta's arrival to its frame handed to the browser socket. */
+export type VoiceObserver = { relayed(ms: number): void };
+
 type AssistantAudio = { itemId: string; firstFrameAt: number; itemMs: number };
 
 export class VoiceSession {
@@ -60,7 +63,7 @@ export class VoiceSession {
   private upstreamAlive = true;
   private lastUpstreamAt = performance.now();
   /** Since when an upstream event is owed (null: nothing expected, e.g. while the visitor is silent). */
-  private awaitingSince: number | null = performance.now();
+  private awaitingSince: number | null = null;
   private state: VoiceState | null = null;
   private audio: AssistantAudio | null = null;
   private pendingInterrupt: { itemId: string; itemMs: number } | null = null;
@@ -82,6 +85,7 @@ export class VoiceSession {
     private readonly deps: AppDeps,
     private readonly limits: VoiceLimits,
     private readonly slots: VoiceSlots,
+    private readonly observer?: VoiceObserver,
   ) {
     this.log = deps.logger.child({ requestId: request.requestId, voice: true });
     this.ended = new Promise((r) => (this.resolveEnded = r));
@@ -91,9 +95,18 @@ export class VoiceSession {
     browser.on('error', (err) => this.log.debug({ err }, 'voice browser socket error'));
   }
 
-  static fromRequest(browser: WebSocket, req: IncomingMessage, token: string | null, deps: AppDeps, limits: VoiceLimits, slots: VoiceSlots, requestId: string) {
+  static fromRequest(
+    browser: WebSocket,
+    req: IncomingMessage,
+    token: string | null,
+    deps: AppDeps,
+    limits: VoiceLimits,
+    slots: VoiceSlots,
+    requestId: string,
+    observer?: VoiceObserver,
+  ) {
     const sessionId = new URL(req.url ?? '/', 'http://localhost').searchParams.get('session_id');
-    return new VoiceSession(browser, { token, origin: req.headers.origin, sessionId, requestId }, deps, limits, slots);
+    return new VoiceSession(browser, { token, origin: req.headers.origin, sessionId, requestId }, deps, limits, slots, observer);
   }
 
   get isEnded() {
@@ -268,7 +281,9 @@ export class VoiceSession {
       case 'response.function_call_arguments.done':
         return void this.runTool(event.call_id, event.name, event.arguments);
       case 'response.output_audio.delta':
-        return this.onAudioDelta(event.item_id, event.delta);
+        this.onAudioDelta(event.item_id, event.delta);
+        this.observer?.relayed(performance.now() - this.lastUpstreamAt);
+        return;
       case 'response.output_audio_transcript.delta':
         this.answer.text += event.delta;
         this.send({ type: 'transcript', role: 'assistant', delta: event.delta });
