@@ -504,7 +504,7 @@ describe('widget in Chromium', () => {
         await bubble(page).waitFor({ state: 'visible' });
         await page.screenshot({ path: path.join(ARTIFACTS, `${theme}-closed-${size}.png`) });
         await bubble(page).click();
-        await expect.poll(() => page.locator('groundwork-chat .msg.bot .sources').count()).toBe(2);
+        await expect.poll(() => page.locator('groundwork-chat .msg.bot .sources').count(), { timeout: 10_000 }).toBe(2); // history load, on a busy machine
         await page.waitForTimeout(250); // let the open animation finish
         if (size === 'phone') {
           const box = (await panel(page).boundingBox())!;
