@@ -422,6 +422,8 @@ export function mountPanel(host: PanelHost): PanelController {
   /** The last spoken answer, finished before its citations arrived (they are attached then). */
   let lastSpoken: { bot: ReturnType<typeof addBot>; text: string; cited: boolean } | null = null;
   let hiddenTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Bumped when the conversation is replaced: late events of an earlier voice session are ignored. */
+  let voiceGeneration = 0;
 
   function loadVoice(): Promise<VoiceModule> {
     voiceLoad ??= (import(new URL(__GW_VOICE_FILE__, `${config.base}embed/`).href) as Promise<VoiceModule>).catch((err) => {
@@ -550,22 +552,26 @@ export function mountPanel(host: PanelHost): PanelController {
       return;
     }
     if (voice !== pending) return;
+    const generation = voiceGeneration;
+    const live = <A extends unknown[]>(fn: (...args: A) => void) => (...args: A) => {
+      if (generation === voiceGeneration) fn(...args);
+    };
     starting = mod.startVoice(
       { base: config.base, workletFile: __GW_AUDIO_FILE__, token: s.token, sessionId: store.get() },
       {
-        onState: (state) => {
+        onState: live((state: VoiceState) => {
           if (state === 'thinking') {
             if (!voiceUser) userBubble();
             voiceTyping ??= addTyping();
           } else if (state === 'listening') clearVoiceTyping();
           setVoiceState(state);
-        },
-        onReady: (id) => store.set(id),
-        onMicrophone: setMicLive,
-        onTranscript,
-        onCitations,
-        onPlayback: (_itemMs, totalMs) => voiceBar.setAttribute('data-played-ms', String(totalMs)),
-        onEnd: onVoiceEnd,
+        }),
+        onReady: live((id: string) => store.set(id)),
+        onMicrophone: live(setMicLive),
+        onTranscript: live(onTranscript),
+        onCitations: live(onCitations),
+        onPlayback: live((_itemMs: number, totalMs: number) => voiceBar.setAttribute('data-played-ms', String(totalMs))),
+        onEnd: live(onVoiceEnd),
       },
     );
     voice = starting;
@@ -604,7 +610,11 @@ export function mountPanel(host: PanelHost): PanelController {
       panel.hidden = true;
     },
     newConversation() {
-      stopVoice();
+      if (voice) {
+        stopVoice();
+        onVoiceEnd({ kind: 'stopped' });
+        voiceGeneration++;
+      }
       inflight?.abort();
       inflight = null;
       setBusy(false);

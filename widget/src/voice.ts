@@ -164,8 +164,10 @@ export function startVoice(start: VoiceStart, events: VoiceEvents): VoiceHandle 
   return {
     stop() {
       if (ended || stopTimer !== undefined) return;
-      // The microphone goes off now; the gateway gets a moment to store the turn and close normally.
+      // The microphone and the assistant's voice go off now; the gateway gets a moment to store the
+      // turn and close normally.
       for (const track of stream?.getTracks() ?? []) track.stop();
+      void playback?.suspend().catch(() => {});
       events.onMicrophone(false);
       if (ws.readyState !== WebSocket.OPEN) return end({ kind: 'stopped' });
       ws.send(JSON.stringify({ type: 'stop' }));
