@@ -145,6 +145,7 @@ async function drive() {
     const latencies: number[] = [];
     let answered = 0;
     let failed = 0;
+    const errors: Record<string, number> = {};
     const open = (i: number) =>
       new Promise<WebSocket>((resolve) => {
           const ws = new WebSocket(ready.wsUrl, ['groundwork.voice.v1', `bearer.${ready.tokens[Math.floor(i / SESSIONS_PER_ORG)]}`], { origin: ORIGIN, perMessageDeflate: false });
@@ -160,6 +161,7 @@ async function drive() {
             if (m.type === 'transcript' && m.role === 'assistant' && m.final) answered++;
             if (m.type === 'error') {
               failed++;
+              errors[m.code] = (errors[m.code] ?? 0) + 1;
               resolve(ws);
             }
           });
@@ -194,7 +196,8 @@ async function drive() {
     const after = await ask<ChildStats>(child, 'stats');
     const relay = after.relay.sort((a, b) => a - b);
     for (const ws of sockets) ws.close(1000);
-    await new Promise((r) => setTimeout(r, 1500));
+    // The next step starts when every session of this one has ended (slots freed, meters closed).
+    for (let i = 0; i < 60 && (await ask<ChildStats>(child, 'stats')).sessions > 0; i++) await new Promise((r) => setTimeout(r, 500));
     fake.deltaSentAt.clear();
     latencies.sort((a, b) => a - b);
     const row = {
@@ -202,6 +205,7 @@ async function drive() {
       ready: n - failed,
       answered,
       frames: latencies.length,
+      errors: JSON.stringify(errors),
       'gateway relay p50 (ms)': Number(percentile(relay, 50).toFixed(3)),
       'gateway relay p95 (ms)': Number(percentile(relay, 95).toFixed(3)),
       'web event loop delay p95 (ms)': Number(after.loopP95.toFixed(1)),
