@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dominantFrequencyHz } from '../fakes/realtime-server';
 import { trpcClient } from '../helpers/api-client';
 import { CHROMIUM_PATH, serveHostPages } from '../helpers/browser';
-import { createVoiceOrg, createVoiceTestApp } from '../realtime/voice-fixture';
+import { createVoiceOrg, createVoiceTestApp, VoiceClient, widgetToken } from '../realtime/voice-fixture';
 import { widgetClient, type WidgetOrg } from '../widget/widget-fixture';
 
 const ARTIFACTS = path.resolve('test-artifacts/voice');
@@ -280,6 +280,31 @@ describe('voice refusals, as the visitor sees them (text chat keeps working)', (
         await w(page, '.input').press('Enter');
         await expect.poll(() => w(page, '.msg.bot:not(.typing):not(.greeting)').last().textContent(), { timeout: 20_000 }).toMatch(/47 minutes/);
       }
+    }
+  });
+
+  it('too many voice conversations for the plan: a clear message, and the microphone stays', async () => {
+    const org = await createVoiceOrg(v.t);
+    // The Starter plan's five concurrent voice sessions, held by other visitors.
+    const others = await Promise.all(
+      Array.from({ length: 5 }, async () => {
+        const client = VoiceClient.connect(v.served.wsUrl, await widgetToken(v.t, org, site.origin), { origin: site.origin });
+        await client.type('ready');
+        return client;
+      }),
+    );
+    try {
+      const { page } = await open(site.page('/voice-busy', hostHtml(org)));
+      await openPanel(page);
+      await w(page, '.mic').click();
+      const notice = w(page, '.notice');
+      await notice.waitFor({ state: 'visible', timeout: 15_000 });
+      expect(await notice.textContent()).toBe(
+        'Too many voice conversations are running right now. Please try again in a few minutes. You can still type your question.',
+      );
+      expect(await w(page, '.mic').isVisible()).toBe(true);
+    } finally {
+      for (const c of others) c.close();
     }
   });
 
