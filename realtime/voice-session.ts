@@ -160,7 +160,9 @@ export class VoiceSession {
       if (now - this.readyAt >= this.limits.maxSessionMs) return void this.fail('session_too_long');
       if (now - this.lastAudioAt >= this.limits.idleTimeoutMs) return void this.fail('idle_timeout');
     }
-    if (this.awaitingSince !== null && now - Math.max(this.awaitingSince, this.lastUpstreamAt) >= this.limits.upstreamStallMs) {
+    // While our own knowledge search runs, nothing is owed by the upstream (a slow search is not a stall).
+    const owed = this.awaitingSince !== null && this.toolCallsRunning === 0;
+    if (owed && now - Math.max(this.awaitingSince!, this.lastUpstreamAt) >= this.limits.upstreamStallMs) {
       this.log.warn('voice upstream stalled');
       return void this.fail('upstream_error');
     }
