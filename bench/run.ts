@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- <name> [args]`: runs one benchmark from bench/<name>.ts and prints its numbers.
- * Benchmarks: abuse, api, conversations, dashboard, ingest, quality, reports, search (and widget, when present).
+ * Benchmarks: abuse, api, conversations, dashboard, ingest, quality, reports, search, voice (and widget, when present).
  */
 import { existsSync } from 'node:fs';
 

@@ -110,7 +110,8 @@ async function scenario(browser: Browser, url: string, opts: { throttle: boolean
 async function main() {
   const assets = await loadWidgetAssets({ env: 'test' });
   const size = (a: typeof assets.loader) => ({ raw: a.bodies.identity.byteLength, gzip: a.bodies.gzip.byteLength, brotli: a.bodies.br.byteLength });
-  const sizes = { 'widget.js': size(assets.loader), 'widget-panel.js': size(assets.panel) };
+  // widget-voice.js and widget-audio.js load only on the first microphone click (data-voice pages).
+  const sizes = { 'widget.js': size(assets.loader), 'widget-panel.js': size(assets.panel), 'widget-voice.js': size(assets.voice), 'widget-audio.js': size(assets.audio) };
 
   const embed = new Hono();
   embed.route('/embed', createEmbedRoutes({ env: 'test' }));

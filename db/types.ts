@@ -164,6 +164,20 @@ export interface AdminSignInLinksTable {
   used_at: Timestamp | null;
 }
 
+/** Metered voice sessions (migration 20261123_0100). */
+export interface VoiceSessionsTable {
+  id: string;
+  org_id: OrgId;
+  kb_id: KbId;
+  chat_session_id: SessionId | null;
+  started_at: Generated<Date>;
+  ended_at: Date | null;
+  seconds: Generated<number>;
+  audio_in_seconds: Generated<number>;
+  audio_out_seconds: Generated<number>;
+  end_reason: string | null;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -179,6 +193,7 @@ export interface Database {
   worker_heartbeats: WorkerHeartbeatsTable;
   admin_sessions: AdminSessionsTable;
   admin_sign_in_links: AdminSignInLinksTable;
+  voice_sessions: VoiceSessionsTable;
 }
 
 export type Organization = Selectable<OrganizationsTable>;

@@ -1,7 +1,7 @@
 import { PLAN_NAMES } from '../src/services/plans';
 import { toOrgDto, type OrgDto } from '../src/services/orgs/org-dto';
 import { getOrgSettings, updateOrgSettings, type OrgSettingsDto } from '../src/services/orgs/org-settings';
-import { voiceUnavailableReason } from '../src/services/voice/voice-availability';
+import { getOrgUsage, type OrgUsageDto } from '../src/services/voice/voice-usage';
 import { builder } from './builder';
 
 const PlanEnum = builder.enumType('Plan', { values: PLAN_NAMES });
@@ -10,18 +10,29 @@ const OrganizationSettingsRef = builder.objectRef<OrgSettingsDto>('OrganizationS
   description: 'Settings of the embeddable widget and voice',
   fields: (t) => ({
     voiceEnabled: t.exposeBoolean('voice_enabled', { description: 'Voice switched on (Workspace, Settings, Voice)' }),
-    voiceAvailable: t.exposeBoolean('voice_available', { description: 'Voice switched on and included in the plan (Starter and above)' }),
+    voiceAvailable: t.exposeBoolean('voice_available', {
+      description: 'Voice switched on, included in the plan (Starter and above) and a realtime provider configured on the server',
+    }),
     voiceUnavailableReason: t.string({
       nullable: true,
-      description: 'Why voice cannot be switched on (plan below Starter, or no realtime provider configured); null when it can',
-      resolve: async (_s, _a, ctx) => {
-        const svc = await ctx.auth();
-        return voiceUnavailableReason(svc.org, svc.config);
-      },
+      description: 'Why voice is not available (null when it is)',
+      resolve: (s) => s.voice_unavailable_reason,
+    }),
+    voiceBlockedReason: t.exposeString('voice_blocked_reason', {
+      nullable: true,
+      description: 'Why voice cannot be switched on (plan below Starter, or no realtime provider on this server); null when it can',
     }),
     allowedOrigins: t.exposeStringList('allowed_origins', {
       description: 'Origins (scheme://host[:port]) allowed to embed the widget; empty allows every origin',
     }),
+  }),
+});
+
+const OrganizationUsageRef = builder.objectRef<OrgUsageDto>('OrganizationUsage').implement({
+  description: "Metered usage of the caller's organisation",
+  fields: (t) => ({
+    voiceSeconds: t.exposeFloat('voice_seconds', { description: 'Length of all ended voice sessions, in seconds' }),
+    voiceSessions: t.exposeInt('voice_sessions', { description: 'Voice sessions ended' }),
   }),
 });
 
@@ -33,6 +44,7 @@ const OrganizationRef = builder.objectRef<OrgDto>('Organization').implement({
     name: t.exposeString('name'),
     plan: t.field({ type: PlanEnum, resolve: (o) => o.plan }),
     settings: t.field({ type: OrganizationSettingsRef, resolve: async (_o, _a, ctx) => (await getOrgSettings(await ctx.auth())).settings }),
+    usage: t.field({ type: OrganizationUsageRef, resolve: async (_o, _a, ctx) => (await getOrgUsage(await ctx.auth())).usage }),
   }),
 });
 

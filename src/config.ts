@@ -57,6 +57,15 @@ const ZEnv = z.object({
   /** Time a client has to send its request headers, and its whole request (slowloris bounds). */
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).default(15_000),
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
+  /** Voice: the Realtime model and endpoint (any server speaking OpenAI's GA Realtime protocol), and its key if not OPENAI_API_KEY. */
+  OPENAI_REALTIME_API_KEY: z.string().min(1).optional(),
+  OPENAI_REALTIME_MODEL: z.string().min(1).default('gpt-realtime'),
+  OPENAI_REALTIME_URL: z.string().url().regex(/^wss?:\/\//, 'must be a ws:// or wss:// URL').default('wss://api.openai.com/v1/realtime'),
+  /** Voice limits per session: length, silence from the browser, frames per second, bytes queued per direction. */
+  VOICE_MAX_SESSION_SECONDS: z.coerce.number().int().min(10).max(4 * 3600).default(600),
+  VOICE_IDLE_TIMEOUT_SECONDS: z.coerce.number().int().min(2).max(3600).default(20),
+  VOICE_MAX_FRAMES_PER_SECOND: z.coerce.number().int().min(10).max(1000).default(100),
+  VOICE_MAX_BUFFERED_BYTES: z.coerce.number().int().min(16 * 1024).max(64 * 1024 * 1024).default(512 * 1024),
 });
 
 export type Config = Readonly<{
@@ -78,6 +87,9 @@ export type Config = Readonly<{
   widget: { tokenSecret: string | null; ipRateLimitPerMinute: number; sessionRateLimitPerMinute: number };
   trustProxy: boolean;
   http: { headersTimeoutMs: number; requestTimeoutMs: number };
+  /** The voice gateway's upstream; null (no OPENAI_API_KEY) makes voice unavailable. */
+  realtime: { apiKey: string; model: string; url: string } | null;
+  voice: { maxSessionSeconds: number; idleTimeoutSeconds: number; maxFramesPerSecond: number; maxBufferedBytes: number };
 }>;
 
 export class ConfigError extends Error {
@@ -130,5 +142,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     trustProxy: e.TRUST_PROXY,
     http: { headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS },
+    realtime: (e.OPENAI_REALTIME_API_KEY ?? e.OPENAI_API_KEY)
+      ? { apiKey: (e.OPENAI_REALTIME_API_KEY ?? e.OPENAI_API_KEY)!, model: e.OPENAI_REALTIME_MODEL, url: e.OPENAI_REALTIME_URL }
+      : null,
+    voice: {
+      maxSessionSeconds: e.VOICE_MAX_SESSION_SECONDS,
+      idleTimeoutSeconds: e.VOICE_IDLE_TIMEOUT_SECONDS,
+      maxFramesPerSecond: e.VOICE_MAX_FRAMES_PER_SECOND,
+      maxBufferedBytes: e.VOICE_MAX_BUFFERED_BYTES,
+    },
   });
 }

@@ -2,6 +2,7 @@
  * Web entry point (`npm start`, Procfile `web`). On the embedded default it also runs the ingestion
  * worker in-process and, on an empty database, creates a default organisation and prints its key.
  */
+import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import type { Runner } from 'graphile-worker';
 import { createApp } from './app';
@@ -10,6 +11,7 @@ import { startWorker } from './jobs/worker-runtime';
 import { openRuntime } from './runtime';
 import { ensureDefaultOrg } from './services/orgs/ensure-default-org';
 import { ConfigError } from './config';
+import { attachVoiceGateway } from '../realtime/voice-gateway';
 
 function printFirstKey(created: { org: { slug: string }; api_key: string }, dashboardUrl: string) {
   const lines = [
@@ -42,7 +44,8 @@ async function main() {
     process.stdout.write(`Groundwork listening on http://${config.host}:${info.port}\n`);
     process.stdout.write(`Dashboard: http://${shownHost}:${info.port}/admin\n`);
   });
-  hardenServer(server as import('node:http').Server);
+  hardenServer(server as Server);
+  const voice = attachVoiceGateway(server as Server, runtime.deps);
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -50,6 +53,8 @@ async function main() {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 15_000).unref();
+    // Voice sessions first: they are told `shutting_down` and their turns stored while the database is open.
+    await voice.close();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await worker?.stop();
     await database.close();

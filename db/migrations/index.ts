@@ -3,6 +3,7 @@ import * as m0001 from './20261121_0001_foundation';
 import * as m0002 from './20261121_0002_documents';
 import * as m0003 from './20261121_0003_app_secrets';
 import * as m0004 from './20261121_0004_lexicon';
+import * as m0100 from './20261123_0100_voice_sessions';
 import * as m0301 from './20261123_0301_admin_sessions';
 import * as m0401 from './20261123_0401_worker_heartbeats';
 import * as m0501 from './20261123_0501_document_title';
@@ -13,6 +14,7 @@ export const migrations: Record<string, Migration> = {
   '20261121_0002_documents': m0002,
   '20261121_0003_app_secrets': m0003,
   '20261121_0004_lexicon': m0004,
+  '20261123_0100_voice_sessions': m0100,
   '20261123_0301_admin_sessions': m0301,
   '20261123_0401_worker_heartbeats': m0401,
   '20261123_0501_document_title': m0501,

@@ -6,6 +6,8 @@
  *   /embed/widget.js          max-age 5 min, then revalidated (If-None-Match -> 304): sites pick up a
  *                             new release within minutes without re-downloading an unchanged file
  *   /embed/widget-panel.js    immutable for a year when requested with the current ?v= hash
+ *   /embed/widget-voice.js    the same, for the voice module and its AudioWorklet module; worklets are
+ *   /embed/widget-audio.js    fetched in CORS mode, which the ACAO: * answers
  */
 import { Hono, type Context } from 'hono';
 import type { Config } from '../config';
@@ -21,6 +23,14 @@ export function createEmbedRoutes(config: Pick<Config, 'env'>, logger?: Logger) 
   app.get('/widget-panel.js', async (c) => {
     const assets = await loadWidgetAssets(config, logger);
     return send(c, assets.panel, c.req.query('v') === assets.panelVersion ? IMMUTABLE : LOADER_CACHE);
+  });
+  app.get('/widget-voice.js', async (c) => {
+    const assets = await loadWidgetAssets(config, logger);
+    return send(c, assets.voice, c.req.query('v') === assets.voiceVersion ? IMMUTABLE : LOADER_CACHE);
+  });
+  app.get('/widget-audio.js', async (c) => {
+    const assets = await loadWidgetAssets(config, logger);
+    return send(c, assets.audio, c.req.query('v') === assets.audioVersion ? IMMUTABLE : LOADER_CACHE);
   });
   return app;
 }

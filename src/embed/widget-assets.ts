@@ -10,7 +10,7 @@ import path from 'node:path';
 import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
-import { buildWidget, contentVersion, LOADER_FILE, PANEL_FILE, WIDGET_DIST_DIR, WIDGET_SOURCE_DIR, type WidgetBuild } from './build-widget';
+import { AUDIO_FILE, buildWidget, contentVersion, LOADER_FILE, PANEL_FILE, VOICE_FILE, WIDGET_DIST_DIR, WIDGET_SOURCE_DIR, type WidgetBuild } from './build-widget';
 
 export type Encoding = 'br' | 'gzip' | 'identity';
 
@@ -20,7 +20,17 @@ export type WidgetAsset = {
   bodies: Record<Encoding, Uint8Array>;
 };
 
-export type WidgetAssets = { loader: WidgetAsset; panel: WidgetAsset; panelVersion: string };
+export type WidgetAssets = {
+  loader: WidgetAsset;
+  panel: WidgetAsset;
+  panelVersion: string;
+  voice: WidgetAsset;
+  voiceVersion: string;
+  audio: WidgetAsset;
+  audioVersion: string;
+};
+
+const FILES = [LOADER_FILE, PANEL_FILE, VOICE_FILE, AUDIO_FILE];
 
 function prepare(bytes: Uint8Array): WidgetAsset {
   return {
@@ -45,13 +55,18 @@ async function newestSourceMtime(): Promise<number> {
 
 async function readPrebuilt(): Promise<WidgetBuild | null> {
   try {
-    const builtAt = Math.min(...(await Promise.all([LOADER_FILE, PANEL_FILE].map(async (f) => (await stat(path.join(WIDGET_DIST_DIR, f))).mtimeMs))));
+    const builtAt = Math.min(...(await Promise.all(FILES.map(async (f) => (await stat(path.join(WIDGET_DIST_DIR, f))).mtimeMs))));
     if ((await newestSourceMtime()) > builtAt) return null;
-    const [loader, panel] = await Promise.all([
-      readFile(path.join(WIDGET_DIST_DIR, LOADER_FILE)),
-      readFile(path.join(WIDGET_DIST_DIR, PANEL_FILE)),
-    ]);
-    return { loader, panel, panelVersion: contentVersion(panel) };
+    const [loader, panel, voice, audio] = await Promise.all(FILES.map((f) => readFile(path.join(WIDGET_DIST_DIR, f))));
+    return {
+      loader: loader!,
+      panel: panel!,
+      panelVersion: contentVersion(panel!),
+      voice: voice!,
+      voiceVersion: contentVersion(voice!),
+      audio: audio!,
+      audioVersion: contentVersion(audio!),
+    };
   } catch {
     return null;
   }
@@ -67,7 +82,15 @@ export function loadWidgetAssets(config: Pick<Config, 'env'>, logger?: Logger): 
       built = await buildWidget();
       logger?.info({ ms: Math.round(performance.now() - started) }, 'widget bundle built in memory');
     }
-    return { loader: prepare(built.loader), panel: prepare(built.panel), panelVersion: built.panelVersion };
+    return {
+      loader: prepare(built.loader),
+      panel: prepare(built.panel),
+      panelVersion: built.panelVersion,
+      voice: prepare(built.voice),
+      voiceVersion: built.voiceVersion,
+      audio: prepare(built.audio),
+      audioVersion: built.audioVersion,
+    };
   })().catch((err) => {
     cached = null; // let the next request try again
     throw err;

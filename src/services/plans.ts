@@ -11,12 +11,14 @@ export type PlanLimits = {
   /** Documents per organisation, across all its KBs. */
   maxDocuments: number;
   voice: boolean;
+  /** Voice sessions open at once per organisation (per web process: the gateway counts its own). */
+  maxVoiceSessions: number;
 };
 
 export const PLANS: Record<PlanName, PlanLimits> = {
-  free: { maxKnowledgeBases: 1, maxDocuments: 50, voice: false },
-  starter: { maxKnowledgeBases: 5, maxDocuments: 2_000, voice: true },
-  pro: { maxKnowledgeBases: 100, maxDocuments: 100_000, voice: true },
+  free: { maxKnowledgeBases: 1, maxDocuments: 50, voice: false, maxVoiceSessions: 0 },
+  starter: { maxKnowledgeBases: 5, maxDocuments: 2_000, voice: true, maxVoiceSessions: 5 },
+  pro: { maxKnowledgeBases: 100, maxDocuments: 100_000, voice: true, maxVoiceSessions: 50 },
 };
 
 export function planLimits(plan: PlanName): PlanLimits {

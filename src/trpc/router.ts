@@ -13,6 +13,7 @@ import { getKb, ZKbRef } from '../services/kbs/get-kb';
 import { listKbs } from '../services/kbs/list-kbs';
 import { updateKb, ZUpdateKbInput } from '../services/kbs/update-kb';
 import { getOrgSettings, updateOrgSettings, ZUpdateOrgSettingsInput } from '../services/orgs/org-settings';
+import { getOrgUsage } from '../services/voice/voice-usage';
 import { collectChat, startChat, ZChatInput } from '../services/chat/send-chat-message';
 import { deleteSession, listSessionMessages, ZSessionRef } from '../services/chat/session-messages';
 import { collectAnswer } from '../services/rag/answer-stream';
@@ -35,6 +36,7 @@ export const appRouter = router({
   org: router({
     settings: authedProcedure.query(({ ctx }) => getOrgSettings(ctx.svc)),
     updateSettings: authedProcedure.input(ZUpdateOrgSettingsInput).mutation(({ ctx, input }) => updateOrgSettings(ctx.svc, input)),
+    usage: authedProcedure.query(({ ctx }) => getOrgUsage(ctx.svc)),
   }),
   kbs: router({
     list: authedProcedure.query(({ ctx }) => listKbs(ctx.svc)),

@@ -10,7 +10,7 @@ import { schema } from '../../schema/index';
 import { loadConfig } from '../../src/config';
 import { createApp } from '../../src/app';
 import { createSignInLink } from '../../src/services/admin-sessions/create-sign-in-link';
-import { voiceUnavailableReason } from '../../src/services/voice/voice-availability';
+import { voiceBlockedReason } from '../../src/services/voice/voice-availability';
 import { graphqlClient, restClient, trpcClient } from '../helpers/api-client';
 import { createOrgWithKey } from '../helpers/factories';
 import { runQueuedJobs } from '../helpers/jobs';
@@ -256,18 +256,18 @@ describe('Sandbox, keys and usage fields', () => {
     expect(usage).toEqual({ knowledgeBases: 1, maxKnowledgeBases: 100, documents: 5, maxDocuments: 100000, questionsAsked: 3, voiceMinutes: 0 });
   });
 
-  it('voiceUnavailableReason names the plan, then the missing provider, and is null when voice can be on', async () => {
+  it('voiceBlockedReason names the plan, then the missing provider, and is null when voice can be switched on', async () => {
     const free = await createOrgWithKey(t.deps, { plan: 'free' });
-    const r = await graphqlClient(t.app, free.api_key)('{ organization { settings { voiceAvailable voiceUnavailableReason } } }');
-    expect(r.body.data.organization.settings).toEqual({ voiceAvailable: false, voiceUnavailableReason: expect.stringMatching(/Starter plan; this organisation is on Free/) });
+    const r = await graphqlClient(t.app, free.api_key)('{ organization { settings { voiceAvailable voiceBlockedReason } } }');
+    expect(r.body.data.organization.settings).toEqual({ voiceAvailable: false, voiceBlockedReason: expect.stringMatching(/Starter plan; this organisation is on Free/) });
     const withoutKey = loadConfig({ NODE_ENV: 'test', DATA_DIR: '/nonexistent' });
     const withKey = loadConfig({ NODE_ENV: 'test', DATA_DIR: '/nonexistent', OPENAI_API_KEY: 'sk-test' });
-    expect(voiceUnavailableReason({ plan: 'starter' }, withoutKey)).toMatch(/OPENAI_API_KEY/);
-    expect(voiceUnavailableReason({ plan: 'starter' }, withKey)).toBeNull();
+    expect(voiceBlockedReason({ plan: 'starter' }, withoutKey)).toMatch(/OPENAI_API_KEY/);
+    expect(voiceBlockedReason({ plan: 'starter' }, withKey)).toBeNull();
     const app = createApp({ ...t.deps, config: withKey });
     const starter = await createOrgWithKey(t.deps, { plan: 'starter' });
-    const s = await graphqlClient(app, starter.api_key)('{ organization { settings { voiceUnavailableReason } } }');
-    expect(s.body.data.organization.settings.voiceUnavailableReason).toBeNull();
+    const s = await graphqlClient(app, starter.api_key)('{ organization { settings { voiceBlockedReason } } }');
+    expect(s.body.data.organization.settings.voiceBlockedReason).toBeNull();
   });
 });
 

@@ -9,11 +9,12 @@ import { createTestApp, type TestApp } from '../helpers/test-app';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp();
+  // A realtime provider configured, so voice availability depends on plan and setting only.
+  t = await createTestApp({ env: { OPENAI_REALTIME_API_KEY: 'sk-test' } });
 });
 afterAll(() => t?.close());
 
-const SETTINGS = 'voiceEnabled voiceAvailable allowedOrigins';
+const SETTINGS = 'voiceEnabled voiceAvailable voiceUnavailableReason allowedOrigins';
 const UPDATE = `mutation($input: UpdateOrganizationSettingsInput!) { updateOrganizationSettings(input: $input) { ${SETTINGS} } }`;
 
 describe('organization settings', () => {
@@ -26,10 +27,12 @@ describe('organization settings', () => {
       slug: org.slug,
       name: org.name,
       plan: 'starter',
-      settings: { voiceEnabled: false, voiceAvailable: false, allowedOrigins: [] },
+      settings: { voiceEnabled: false, voiceAvailable: false, voiceUnavailableReason: 'Voice is switched off in the organisation settings', allowedOrigins: [] },
     });
     const trpc = await trpcClient(t.app, api_key).query('org.settings');
-    expect((trpc.body as any).result.data).toEqual({ settings: { voice_enabled: false, voice_available: false, allowed_origins: [] } });
+    expect((trpc.body as any).result.data).toEqual({
+      settings: { voice_enabled: false, voice_available: false, voice_unavailable_reason: 'Voice is switched off in the organisation settings', voice_blocked_reason: null, allowed_origins: [] },
+    });
   });
 
   it('normalises and de-duplicates allowed origins, and partial updates keep the other fields', async () => {
@@ -42,12 +45,15 @@ describe('organization settings', () => {
     expect(set.body.data.updateOrganizationSettings).toEqual({
       voiceEnabled: true,
       voiceAvailable: true,
+      voiceUnavailableReason: null,
       allowedOrigins: ['https://shop.example.com', 'http://localhost:3000', 'http://[::1]:8080'],
     });
     const partial = await trpcClient(t.app, api_key).mutation('org.updateSettings', { voice_enabled: false });
     expect((partial.body as any).result.data.settings).toEqual({
       voice_enabled: false,
       voice_available: false,
+      voice_unavailable_reason: 'Voice is switched off in the organisation settings',
+      voice_blocked_reason: null,
       allowed_origins: ['https://shop.example.com', 'http://localhost:3000', 'http://[::1]:8080'],
     });
     const cleared = await gql(UPDATE, { input: { allowedOrigins: [] } });
@@ -81,7 +87,31 @@ describe('organization settings', () => {
 
     const starter = await createOrgWithKey(t.deps, { plan: 'starter' });
     const ok = await graphqlClient(t.app, starter.api_key)(UPDATE, { input: { voiceEnabled: true } });
-    expect(ok.body.data.updateOrganizationSettings).toMatchObject({ voiceEnabled: true, voiceAvailable: true });
+    expect(ok.body.data.updateOrganizationSettings).toMatchObject({ voiceEnabled: true, voiceAvailable: true, voiceUnavailableReason: null });
+  });
+
+  it('says why voice is unavailable: plan, setting, or no realtime provider on the server', async () => {
+    const free = await createOrgWithKey(t.deps, { plan: 'free' });
+    expect((await trpcClient(t.app, free.api_key).query('org.settings')).body.result.data.settings).toMatchObject({
+      voice_available: false,
+      voice_unavailable_reason: expect.stringMatching(/Starter plan or above/),
+    });
+    const noProvider = await createTestApp();
+    try {
+      const { api_key } = await createOrgWithKey(noProvider.deps, { plan: 'pro' });
+      const on = await graphqlClient(noProvider.app, api_key)(UPDATE, { input: { voiceEnabled: true } });
+      expect(on.body.data.updateOrganizationSettings).toMatchObject({
+        voiceEnabled: true,
+        voiceAvailable: false,
+        voiceUnavailableReason: expect.stringMatching(/No realtime voice provider.*OPENAI_API_KEY/),
+      });
+      expect((await trpcClient(noProvider.app, api_key).query('org.settings')).body.result.data.settings).toMatchObject({
+        voice_available: false,
+        voice_unavailable_reason: expect.stringMatching(/No realtime voice provider/),
+      });
+    } finally {
+      await noProvider.close();
+    }
   });
 
   it('changes only the caller’s organisation and needs an API key', async () => {

@@ -22,7 +22,7 @@ let w: ReturnType<typeof widgetClient>;
 
 beforeAll(async () => {
   // fetch() calls carry no client address: they all share one per-IP bucket, so raise it here.
-  t = await createWidgetTestApp({ env: { WIDGET_RATE_LIMIT_PER_MINUTE: '100000' } });
+  t = await createWidgetTestApp({ env: { WIDGET_RATE_LIMIT_PER_MINUTE: '100000', OPENAI_REALTIME_API_KEY: 'sk-test' } });
   acme = await createWidgetOrg(t);
   other = await createWidgetOrg(t, { kbName: 'Other org KB' });
   w = widgetClient(t.app, SHOP);
@@ -36,7 +36,7 @@ describe('POST /api/widget/session', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['expires_at', 'expires_in', 'kb', 'token', 'voice']);
     expect(res.body.kb).toEqual({ id: acme.kbId, name: acme.kbName });
-    expect(res.body.voice).toEqual({ available: false });
+    expect(res.body.voice).toEqual({ available: false, reason: 'Voice is switched off in the organisation settings' });
     expect(res.body.expires_in).toBe(1800);
     const expires = Date.parse(res.body.expires_at);
     expect(expires).toBeGreaterThanOrEqual(before + 1799_000);
@@ -137,14 +137,14 @@ describe('POST /api/widget/session', () => {
 
   it('says voice is available only on Starter and above with voice switched on', async () => {
     const starter = await createWidgetOrg(t, { plan: 'starter' });
-    expect((await w.session(starter.slug, starter.kbId)).body.voice).toEqual({ available: false });
+    expect((await w.session(starter.slug, starter.kbId)).body.voice).toEqual({ available: false, reason: expect.stringMatching(/switched off/) });
     const on = await trpcClient(t.app, starter.apiKey).mutation('org.updateSettings', { voice_enabled: true });
     expect(on.body.result.data.settings).toMatchObject({ voice_enabled: true, voice_available: true });
-    expect((await w.session(starter.slug, starter.kbId)).body.voice).toEqual({ available: true });
+    expect((await w.session(starter.slug, starter.kbId)).body.voice).toEqual({ available: true, reason: null });
 
     // A later downgrade turns voice off without anyone touching the setting.
     await t.db.updateTable('organizations').set({ plan: 'free' }).where('id', '=', starter.orgId as OrgId).execute();
-    expect((await w.session(starter.slug, starter.kbId)).body.voice).toEqual({ available: false });
+    expect((await w.session(starter.slug, starter.kbId)).body.voice).toEqual({ available: false, reason: expect.stringMatching(/Starter plan/) });
   });
 });
 

@@ -10,7 +10,8 @@ export type Session = {
   /** Local clock time to renew before; from the server's expires_in, so a skewed client clock does not matter. */
   renewAt: number;
   kb: { id: string; name: string };
-  voice: { available: boolean };
+  /** reason: why not, when the server says (for the site owner's console). */
+  voice: { available: boolean; reason?: string };
 };
 
 export type ErrorKind = 'refused' | 'not_found' | 'rate_limited' | 'expired' | 'invalid' | 'network' | 'server';

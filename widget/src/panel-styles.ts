@@ -52,10 +52,23 @@ export const PANEL_CSS = `
 .send svg{width:20px;height:20px;display:block}
 .send[aria-disabled=true]{opacity:.45;cursor:default}
 .icon-btn[hidden],.foot[hidden]{display:none}
+.mic[aria-pressed=true]{background:var(--gw-accent);color:var(--gw-on-accent)}
+.mic.live{box-shadow:0 0 0 3px var(--gw-ring)}
+.voice{display:flex;align-items:center;gap:10px;margin:0 12px 8px;padding:8px 10px 8px 12px;border-radius:12px;background:var(--gw-surface);color:var(--gw-text);font-size:13px}
+.voice[hidden]{display:none}
+.voice-dot{flex:none;width:10px;height:10px;border-radius:50%;background:var(--gw-muted)}
+.voice.live .voice-dot{background:#dc2626;animation:gw-pulse 1.4s infinite ease-in-out}
+.voice[data-state=speaking] .voice-dot{background:var(--gw-accent)}
+.voice[data-state=thinking] .voice-dot{background:var(--gw-muted)}
+@keyframes gw-pulse{0%,100%{opacity:1;transform:none}50%{opacity:.45;transform:scale(.8)}}
+.voice-state{flex:1;min-width:0}
+.voice-stop{all:unset;cursor:pointer;font-weight:600;font-size:12.5px;padding:4px 10px;border-radius:8px;border:1px solid var(--gw-border);background:var(--gw-bg);color:var(--gw-text)}
+.voice-stop:focus-visible{outline:3px solid var(--gw-focus);outline-offset:1px}
+.msg.user.pending{opacity:.7}
 .foot{display:flex;justify-content:space-between;gap:8px;padding:0 14px 8px;font-size:11px;color:var(--gw-muted)}
 .count[hidden]{visibility:hidden}
 .count.over{color:#c2410c}
 .sr-only{position:absolute!important;width:1px;height:1px;margin:-1px;padding:0;border:0;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 @media (max-width:480px){.panel{position:fixed;inset:0;width:auto;height:auto;min-height:0;border:0;border-radius:0;animation:none}.input{font-size:16px}}
-@media (prefers-reduced-motion:reduce){.panel,.typing i{animation:none}.log{scroll-behavior:auto}}
+@media (prefers-reduced-motion:reduce){.panel,.typing i,.voice.live .voice-dot{animation:none}.log{scroll-behavior:auto}}
 `;

@@ -8,12 +8,21 @@
  * returns it on close, and Escape closes); the conversation is a focusable, scrollable region; each
  * finished answer is announced once through a polite status region (not token by token); errors
  * are role=alert.
+ *
+ * Voice (data-voice="true", and the session says voice is available): the microphone button loads
+ * widget-voice.js on first use; spoken turns appear as chat bubbles like typed ones, in the same
+ * conversation, and the voice state (connecting, listening, thinking, speaking) is shown and announced.
  */
 import { chat, createSession, fetchHistory, WidgetError, type Citation, type HistoryMessage, type Session } from './api';
 import { adoptStyles } from './dom';
 import { icon, ICON_ALERT, ICON_CHAT, ICON_CLOSE, ICON_MIC, ICON_NEW, ICON_SEND } from './icons';
 import { PANEL_CSS } from './panel-styles';
 import type { PanelController, PanelHost } from './types';
+import { voiceMessage, VOICE_STATE_TEXT, voiceRefusedForGood } from './voice-messages';
+import type { VoiceEnd, VoiceHandle, VoiceModule, VoiceState } from './voice-types';
+
+/** A voice conversation left running in a background tab is stopped after this long. */
+const HIDDEN_STOP_MS = 30_000;
 
 /** The server's limit for widget messages. */
 const MAX_CHARS = 1000;
@@ -115,7 +124,16 @@ export function mountPanel(host: PanelHost): PanelController {
     'aria-label': 'Your question',
     enterkeyhint: 'send',
   });
-  const mic = h('button', { type: 'button', class: 'icon-btn mic', 'aria-label': 'Talk to the assistant', title: 'Voice', hidden: true }, icon(ICON_MIC));
+  const mic = h(
+    'button',
+    { type: 'button', class: 'icon-btn mic', 'aria-label': 'Talk to the assistant', 'aria-pressed': 'false', title: 'Voice', hidden: true },
+    icon(ICON_MIC),
+  );
+  const voiceText = h('span', { class: 'voice-state' });
+  // Always in the tree (a live region that appears together with its text is often not read out).
+  const voiceLive = h('div', { class: 'sr-only voice-live', 'aria-live': 'polite', 'aria-atomic': 'true' });
+  const voiceStop = h('button', { type: 'button', class: 'voice-stop' }, 'End voice');
+  const voiceBar = h('div', { class: 'voice', hidden: true }, h('span', { class: 'voice-dot', 'aria-hidden': 'true' }), voiceText, voiceStop);
   const send = h('button', { type: 'submit', class: 'send', 'aria-label': 'Send' }, icon(ICON_SEND));
   const form = h('form', { class: 'composer' }, input, mic, send);
   const count = h('span', { class: 'count', hidden: true });
@@ -127,9 +145,11 @@ export function mountPanel(host: PanelHost): PanelController {
     head,
     log,
     notice,
+    voiceBar,
     form,
     foot,
     status,
+    voiceLive,
   );
   host.container.append(panel);
 
@@ -182,6 +202,7 @@ export function mountPanel(host: PanelHost): PanelController {
     const streamed = document.createTextNode('');
     text.append(streamed);
     const bot = {
+      text: () => text.textContent ?? '',
       append(delta: string) {
         streamed.appendData(delta);
         stick();
@@ -252,7 +273,10 @@ export function mountPanel(host: PanelHost): PanelController {
       title.textContent = s.kb.name;
       if (config.voice) {
         if (s.voice.available) mic.hidden = false;
-        else console.info('[Groundwork] data-voice is set, but voice is not available for this organisation (it needs the Starter plan or above and Voice switched on in Settings).');
+        else
+          console.info(
+            `[Groundwork] data-voice is set, but the microphone is hidden: voice is not available for this assistant (${s.voice.reason ?? 'it needs the Starter plan or above and Voice switched on in Settings'}).`,
+          );
       }
       const stored = store.get();
       if (stored) {
@@ -387,9 +411,189 @@ export function mountPanel(host: PanelHost): PanelController {
   input.addEventListener('input', resize);
   closeButton.addEventListener('click', () => host.requestClose());
   newButton.addEventListener('click', () => controller.newConversation());
-  mic.addEventListener('click', () =>
-    showNotice('Voice conversations are not available in this version of the widget yet. Please type your question.'),
-  );
+
+  // ---- voice ----------------------------------------------------------------------------------
+  let voice: VoiceHandle | null = null;
+  let voiceLoad: Promise<VoiceModule> | null = null;
+  let voiceUser: HTMLElement | null = null;
+  let voiceBot: ReturnType<typeof addBot> | null = null;
+  let voiceTyping: HTMLElement | null = null;
+  let voiceCitations: Citation[] = [];
+  /** The last spoken answer, finished before its citations arrived (they are attached then). */
+  let lastSpoken: { bot: ReturnType<typeof addBot>; text: string; cited: boolean } | null = null;
+  let hiddenTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Bumped when the conversation is replaced: late events of an earlier voice session are ignored. */
+  let voiceGeneration = 0;
+
+  function loadVoice(): Promise<VoiceModule> {
+    voiceLoad ??= (import(new URL(__GW_VOICE_FILE__, `${config.base}embed/`).href) as Promise<VoiceModule>).catch((err) => {
+      voiceLoad = null;
+      throw err;
+    });
+    return voiceLoad;
+  }
+
+  function setVoiceState(state: VoiceState | null) {
+    voiceBar.hidden = state === null;
+    if (state === null) {
+      voiceBar.removeAttribute('data-state');
+      voiceText.textContent = voiceLive.textContent = '';
+      return;
+    }
+    voiceBar.setAttribute('data-state', state);
+    voiceText.textContent = VOICE_STATE_TEXT[state];
+    voiceLive.textContent = VOICE_STATE_TEXT[state];
+  }
+
+  function setMicLive(live: boolean) {
+    mic.classList.toggle('live', live);
+    voiceBar.classList.toggle('live', live);
+  }
+
+  function setVoiceActive(active: boolean) {
+    mic.setAttribute('aria-pressed', String(active));
+    mic.setAttribute('aria-label', active ? 'Stop talking' : 'Talk to the assistant');
+    mic.title = active ? 'Stop voice' : 'Voice';
+  }
+
+  function clearVoiceTyping() {
+    voiceTyping?.remove();
+    voiceTyping = null;
+  }
+
+  function userBubble(): HTMLElement {
+    if (!voiceUser) {
+      voiceUser = addUser('');
+      voiceUser.classList.add('voice-turn', 'pending');
+    }
+    return voiceUser;
+  }
+
+  function onTranscript(role: 'user' | 'assistant', part: { delta: string } | { text: string }) {
+    if (role === 'user') {
+      const el = userBubble();
+      if ('delta' in part) el.textContent = (el.classList.contains('pending') ? '' : el.textContent) + part.delta;
+      else el.textContent = part.text;
+      el.classList.remove('pending');
+      if ('text' in part) voiceUser = null;
+      stick();
+      return;
+    }
+    clearVoiceTyping();
+    if (voiceUser?.classList.contains('pending')) voiceUser.remove(); // nothing was transcribed of the question
+    voiceUser = null;
+    if (!voiceBot) {
+      voiceBot = addBot();
+      lastSpoken = null;
+    }
+    if ('delta' in part) return voiceBot.append(part.delta);
+    const cited = voiceCitations.length > 0;
+    voiceBot.finish(part.text, voiceCitations);
+    lastSpoken = { bot: voiceBot, text: part.text, cited };
+    status.textContent = `Assistant: ${part.text}`;
+    voiceBot = null;
+    voiceCitations = [];
+  }
+
+  function onCitations(citations: Citation[]) {
+    if (lastSpoken && !lastSpoken.cited && !voiceBot) {
+      // The answer's transcript was complete before its sources arrived.
+      lastSpoken.bot.finish(lastSpoken.text, citations);
+      lastSpoken.cited = true;
+      return;
+    }
+    voiceCitations = citations;
+  }
+
+  function onVoiceEnd(reason: VoiceEnd) {
+    voice = null;
+    clearTimeout(hiddenTimer);
+    clearVoiceTyping();
+    if (voiceUser?.classList.contains('pending')) voiceUser.remove();
+    voiceUser = null;
+    if (voiceBot) voiceBot.finish(voiceBot.text(), voiceCitations);
+    voiceBot = null;
+    voiceCitations = [];
+    setMicLive(false);
+    setVoiceActive(false);
+    setVoiceState(null);
+    voiceBar.removeAttribute('data-played-ms');
+    if (reason.kind === 'stopped') {
+      voiceLive.textContent = 'Voice conversation ended.';
+      return;
+    }
+    if (reason.message || !reason.code.startsWith('microphone')) {
+      console.warn(`[Groundwork] The voice conversation ended: ${reason.code}${reason.message ? ` (${reason.message})` : ''}`);
+    }
+    if (reason.code === 'invalid_token') session = null; // a fresh token on the next try
+    if (voiceRefusedForGood(reason.code)) {
+      mic.hidden = true;
+      if (!panel.hidden) input.focus();
+    }
+    showNotice(voiceMessage(reason.code));
+  }
+
+  async function startVoice() {
+    if (voice || unavailable) return;
+    hideNotice();
+    setVoiceActive(true);
+    setVoiceState('connecting');
+    let starting: VoiceHandle | null = null;
+    const pending: VoiceHandle = { stop: () => starting?.stop() ?? onVoiceEnd({ kind: 'stopped' }) };
+    voice = pending;
+    let mod: VoiceModule;
+    let s: Session;
+    try {
+      [mod, s] = await Promise.all([loadVoice(), getSession()]);
+    } catch (err) {
+      if (voice !== pending) return; // stopped meanwhile
+      console.error('[Groundwork] Voice could not be started', err);
+      onVoiceEnd({ kind: 'error', code: err instanceof WidgetError ? 'session_error' : 'load_error' });
+      return;
+    }
+    if (voice !== pending) return;
+    const generation = voiceGeneration;
+    const live = <A extends unknown[]>(fn: (...args: A) => void) => (...args: A) => {
+      if (generation === voiceGeneration) fn(...args);
+    };
+    starting = mod.startVoice(
+      { base: config.base, workletFile: __GW_AUDIO_FILE__, token: s.token, sessionId: store.get() },
+      {
+        onState: live((state: VoiceState) => {
+          if (state === 'thinking') {
+            if (!voiceUser) userBubble();
+            voiceTyping ??= addTyping();
+          } else if (state === 'listening') clearVoiceTyping();
+          setVoiceState(state);
+        }),
+        onReady: live((id: string) => store.set(id)),
+        onMicrophone: live(setMicLive),
+        onTranscript: live(onTranscript),
+        onCitations: live(onCitations),
+        onPlayback: live((_itemMs: number, totalMs: number) => voiceBar.setAttribute('data-played-ms', String(totalMs))),
+        onEnd: live(onVoiceEnd),
+      },
+    );
+    voice = starting;
+  }
+
+  function stopVoice(reason?: string) {
+    if (!voice) return;
+    voice.stop();
+    if (reason) showNotice(reason);
+  }
+
+  mic.addEventListener('click', () => (voice ? stopVoice() : void startVoice()));
+  voiceStop.addEventListener('click', () => {
+    stopVoice();
+    if (!panel.hidden) mic.focus();
+  });
+  document.addEventListener('visibilitychange', () => {
+    clearTimeout(hiddenTimer);
+    if (document.visibilityState === 'hidden' && voice) {
+      hiddenTimer = setTimeout(() => stopVoice('Voice stopped while the page was in the background.'), HIDDEN_STOP_MS);
+    }
+  });
 
   const controller: PanelController = {
     show() {
@@ -402,9 +606,15 @@ export function mountPanel(host: PanelHost): PanelController {
       stick();
     },
     hide() {
+      stopVoice();
       panel.hidden = true;
     },
     newConversation() {
+      if (voice) {
+        stopVoice();
+        onVoiceEnd({ kind: 'stopped' });
+        voiceGeneration++;
+      }
       inflight?.abort();
       inflight = null;
       setBusy(false);

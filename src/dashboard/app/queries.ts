@@ -12,7 +12,7 @@ export const SignOut = graphql(`mutation SignOut { signOut }`);
 
 export const Me = graphql(`
   query Me {
-    organization { id slug name plan settings { voiceEnabled voiceAvailable voiceUnavailableReason allowedOrigins } }
+    organization { id slug name plan settings { voiceEnabled voiceAvailable voiceUnavailableReason voiceBlockedReason allowedOrigins } }
   }
 `);
 
@@ -106,7 +106,7 @@ export const ChatMessages = graphql(
 
 export const UpdateSettings = graphql(`
   mutation UpdateSettings($input: UpdateOrganizationSettingsInput!) {
-    updateOrganizationSettings(input: $input) { voiceEnabled voiceAvailable voiceUnavailableReason allowedOrigins }
+    updateOrganizationSettings(input: $input) { voiceEnabled voiceAvailable voiceUnavailableReason voiceBlockedReason allowedOrigins }
   }
 `);
 

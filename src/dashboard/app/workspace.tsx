@@ -130,7 +130,7 @@ function WidgetSwitches() {
 }
 
 function Voice({ org }: { org: Org }) {
-  const reason = org.settings.voiceUnavailableReason;
+  const reason = org.settings.voiceBlockedReason;
   const [error, setError] = useState<string | null>(null);
   return (
     <div class="card">

@@ -12,13 +12,19 @@ import { AppError } from '../../errors';
 import { parseInput } from '../../validation';
 import { lockOrg } from './lock-org';
 import { planLimits } from '../plans';
+import { voiceAvailability, voiceBlockedReason } from '../voice/voice-availability';
+import type { Config } from '../../config';
 
 export const MAX_ALLOWED_ORIGINS = 50;
 
 export type OrgSettingsDto = {
   voice_enabled: boolean;
-  /** Plan includes voice AND voice_enabled: what the widget is told. */
+  /** Plan includes voice AND voice_enabled AND a realtime provider is configured: what the widget is told. */
   voice_available: boolean;
+  /** Why voice is not available (null when it is). */
+  voice_unavailable_reason: string | null;
+  /** Why voice cannot be switched on (plan or server; the setting itself is not a reason), null when it can. */
+  voice_blocked_reason: string | null;
   /** Empty means every origin may embed the widget. */
   allowed_origins: string[];
 };
@@ -60,12 +66,14 @@ export const ZUpdateOrgSettingsInput = z
   .strict();
 export type UpdateOrgSettingsInput = z.input<typeof ZUpdateOrgSettingsInput>;
 
-export function toOrgSettingsDto(org: Pick<Organization, 'plan' | 'settings'>): OrgSettingsDto {
+export function toOrgSettingsDto(org: Pick<Organization, 'plan' | 'settings'>, config: Pick<Config, 'realtime'>): OrgSettingsDto {
   const settings: OrgSettings = org.settings ?? {};
-  const voiceEnabled = settings.voice_enabled === true;
+  const voice = voiceAvailability(org, config);
   return {
-    voice_enabled: voiceEnabled,
-    voice_available: voiceEnabled && planLimits(org.plan).voice,
+    voice_enabled: settings.voice_enabled === true,
+    voice_available: voice.available,
+    voice_unavailable_reason: voice.reason,
+    voice_blocked_reason: voiceBlockedReason(org, config),
     allowed_origins: settings.allowed_origins ?? [],
   };
 }
@@ -79,7 +87,7 @@ export function isOriginAllowed(settings: OrgSettings, origin: string): boolean 
 export async function getOrgSettings(ctx: ServiceContext): Promise<{ settings: OrgSettingsDto }> {
   // Re-read: ctx.org was loaded when the request was authenticated and may predate an update.
   const org = await ctx.db.selectFrom('organizations').select(['plan', 'settings']).where('id', '=', ctx.org.id).executeTakeFirstOrThrow();
-  return { settings: toOrgSettingsDto(org) };
+  return { settings: toOrgSettingsDto(org, ctx.config) };
 }
 
 export async function updateOrgSettings(ctx: ServiceContext, rawInput: UpdateOrgSettingsInput): Promise<{ settings: OrgSettingsDto }> {
@@ -98,6 +106,6 @@ export async function updateOrgSettings(ctx: ServiceContext, rawInput: UpdateOrg
     if (input.allowed_origins !== undefined) next.allowed_origins = [...new Set(input.allowed_origins)];
     await trx.updateTable('organizations').set({ settings: JSON.stringify(next) }).where('id', '=', org.id).execute();
     ctx.logger.info({ settings: next }, 'organisation settings updated');
-    return { settings: toOrgSettingsDto({ plan: org.plan, settings: next }) };
+    return { settings: toOrgSettingsDto({ plan: org.plan, settings: next }, ctx.config) };
   });
 }

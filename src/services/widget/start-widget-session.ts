@@ -11,7 +11,8 @@ import type { AppDeps } from '../../context';
 import { AppError } from '../../errors';
 import { isIdOf, type KbId, type OrgId } from '../../ids';
 import { parseInput } from '../../validation';
-import { isOriginAllowed, normalizeOrigin, toOrgSettingsDto } from '../orgs/org-settings';
+import { isOriginAllowed, normalizeOrigin } from '../orgs/org-settings';
+import { voiceAvailability } from '../voice/voice-availability';
 import { signWidgetToken, WIDGET_TOKEN_TTL_SECONDS, widgetTokenKey } from './widget-token';
 
 export const ZWidgetSessionInput = z
@@ -28,7 +29,8 @@ export type WidgetSessionDto = {
   /** Seconds until expires_at: clients renew by their own clock, whatever its skew. */
   expires_in: number;
   kb: { id: string; name: string };
-  voice: { available: boolean };
+  /** reason: why not (null when available), for the widget to log. */
+  voice: { available: boolean; reason: string | null };
 };
 
 export const assistantNotFound = () =>
@@ -93,6 +95,6 @@ export async function startWidgetSession(
     expires_at: new Date(claims.exp * 1000).toISOString(),
     expires_in: WIDGET_TOKEN_TTL_SECONDS,
     kb: { id: kb.id, name: kb.name },
-    voice: { available: toOrgSettingsDto(org).voice_available },
+    voice: (({ available, reason }) => ({ available, reason }))(voiceAvailability(org, deps.config)),
   };
 }

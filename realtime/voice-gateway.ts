@@ -1,0 +1,93 @@
+/**
+ * The voice gateway on the app's own HTTP server: one 'upgrade' dispatcher (only
+ * /api/widget/voice upgrades; any other path is answered 404 and closed), one `ws` server in
+ * noServer mode. Refusals happen after the upgrade, as an `error` message and a close code,
+ * because a browser cannot read an HTTP error on a WebSocket.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import type { AppDeps } from '../src/context';
+import { tokenFromSubprotocols } from '../src/services/voice/authorize-voice';
+import { OrgSlots, voiceLimits, type VoiceLimits } from './limits';
+import { VOICE_PATH, VOICE_SUBPROTOCOL } from './protocol';
+import { VoiceSession, type VoiceObserver, type VoiceSessionStats } from './voice-session';
+
+/** Frames above this are cut by `ws` itself (close 1009); below it, the session answers protocol_error. */
+const WS_MAX_PAYLOAD = 64 * 1024;
+const TICK_MS = 250;
+
+export type VoiceGateway = {
+  /** Open voice sessions. */
+  sessions(): number;
+  /** Per-session counters and queued bytes (tests, benchmarks, diagnostics). */
+  inspect(): { stats: VoiceSessionStats; buffered: { browser: number; upstream: number } }[];
+  /** Refuse new upgrades, close every session with `shutting_down`, wait for them (bounded). */
+  close(): Promise<void>;
+  limits: VoiceLimits;
+};
+
+function refuseUpgrade(socket: Duplex, status: 404 | 503) {
+  const text = status === 404 ? 'Not Found' : 'Service Unavailable';
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+  setTimeout(() => socket.destroy(), 1000).unref();
+}
+
+function offeredProtocols(req: IncomingMessage): string[] {
+  return (req.headers['sec-websocket-protocol'] ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+}
+
+export function attachVoiceGateway(
+  server: Server,
+  deps: AppDeps,
+  opts: { limits?: Partial<VoiceLimits>; observer?: VoiceObserver } = {},
+): VoiceGateway {
+  const limits = voiceLimits(deps.config, opts.limits);
+  const slots = new OrgSlots();
+  const sessions = new Set<VoiceSession>();
+  let closing = false;
+  const wss = new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    maxPayload: WS_MAX_PAYLOAD,
+    clientTracking: false,
+    handleProtocols: (protocols) => (protocols.has(VOICE_SUBPROTOCOL) ? VOICE_SUBPROTOCOL : false),
+  });
+
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => {});
+    const path = (req.url ?? '/').split('?')[0];
+    if (path !== VOICE_PATH) return refuseUpgrade(socket, 404);
+    if (closing) return refuseUpgrade(socket, 503);
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const requestId = randomUUID();
+      const session = VoiceSession.fromRequest(ws, req, tokenFromSubprotocols(offeredProtocols(req)), deps, limits, slots, requestId, opts.observer);
+      sessions.add(session);
+      void session.ended.then(() => sessions.delete(session));
+      void session.start();
+    });
+  });
+
+  const tick = setInterval(() => {
+    const now = performance.now();
+    for (const s of sessions) s.tick(now);
+  }, TICK_MS);
+  tick.unref();
+
+  return {
+    limits,
+    sessions: () => sessions.size,
+    inspect: () => [...sessions].map((s) => ({ stats: { ...s.stats }, buffered: s.buffered })),
+    async close() {
+      closing = true;
+      clearInterval(tick);
+      const all = [...sessions].map((s) => s.shutdown());
+      await Promise.race([Promise.all(all), new Promise((r) => setTimeout(r, limits.shutdownGraceMs).unref())]);
+      wss.close();
+    },
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * Who may open a voice session: the widget token's checks (signature, expiry, Origin, allowlist,
+ * KB widget on), then voice availability (plan, setting, provider). Every refusal carries the
+ * protocol's code (see /api/widget/voice in the README), which the gateway sends and closes with.
+ */
+import type { KnowledgeBase } from '../../../db/types';
+import { createContext, type AppDeps, type ServiceContext } from '../../context';
+import { AppError } from '../../errors';
+import type { SessionId } from '../../ids';
+import { openSession } from '../chat/sessions';
+import { planLimits } from '../plans';
+import { assertOriginAllowed, loadWidgetKb, requestOrigin } from '../widget/start-widget-session';
+import { verifyWidgetToken, widgetTokenKey, type WidgetClaims } from '../widget/widget-token';
+import { voiceAvailability } from './voice-availability';
+
+export type VoiceRefusalCode =
+  | 'invalid_token'
+  | 'origin_not_allowed'
+  | 'voice_not_in_plan'
+  | 'voice_disabled'
+  | 'widget_disabled'
+  | 'voice_unavailable'
+  | 'too_many_voice_sessions'
+  | 'protocol_error';
+
+export class VoiceRefusal extends Error {
+  constructor(
+    readonly code: VoiceRefusalCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'VoiceRefusal';
+  }
+}
+
+export type VoiceCaller = {
+  ctx: ServiceContext;
+  kb: KnowledgeBase;
+  claims: WidgetClaims;
+  chatSessionId: SessionId;
+  maxConcurrentSessions: number;
+};
+
+const SUBPROTOCOL_TOKEN_PREFIX = 'bearer.';
+
+/** The widget token from the offered subprotocols (`bearer.<token>`), or null. */
+export function tokenFromSubprotocols(offered: Iterable<string>): string | null {
+  for (const p of offered) if (p.startsWith(SUBPROTOCOL_TOKEN_PREFIX)) return p.slice(SUBPROTOCOL_TOKEN_PREFIX.length) || null;
+  return null;
+}
+
+/** Per-organisation concurrency, counted by whoever holds the sessions (the gateway, per process). */
+export type VoiceSlots = { tryAcquire(orgId: string, max: number): boolean; release(orgId: string): void };
+
+/** On success the caller holds one of the organisation's voice slots and must release it when the session ends. */
+export async function authorizeVoice(
+  deps: AppDeps,
+  request: { token: string | null; origin: string | null | undefined; sessionId: string | null; requestId: string },
+  slots: VoiceSlots,
+): Promise<VoiceCaller> {
+  if (!request.token) throw new VoiceRefusal('invalid_token', 'Missing widget session token');
+  let claims: WidgetClaims;
+  try {
+    claims = verifyWidgetToken(await widgetTokenKey(deps), request.token);
+  } catch {
+    throw new VoiceRefusal('invalid_token', 'The widget session is invalid or has expired; start a new session');
+  }
+  let origin: string;
+  try {
+    origin = requestOrigin(request.origin);
+  } catch {
+    throw new VoiceRefusal('origin_not_allowed', 'The voice connection has no valid Origin');
+  }
+  if (origin !== claims.origin) throw new VoiceRefusal('origin_not_allowed', 'This widget session belongs to another website');
+  const org = await deps.db.selectFrom('organizations').selectAll().where('id', '=', claims.org).executeTakeFirst();
+  if (!org) throw new VoiceRefusal('invalid_token', 'The widget session is invalid or has expired; start a new session');
+  try {
+    assertOriginAllowed(org, origin);
+  } catch (err) {
+    throw new VoiceRefusal('origin_not_allowed', err instanceof Error ? err.message : 'This website may not use this assistant');
+  }
+  let kb: KnowledgeBase;
+  try {
+    kb = await loadWidgetKb(deps, org.id, claims.kb);
+  } catch {
+    throw new VoiceRefusal('invalid_token', 'The widget session is invalid or has expired; start a new session');
+  }
+  const voice = voiceAvailability(org, deps.config);
+  if (!voice.available && voice.code !== 'voice_unavailable') throw new VoiceRefusal(voice.code, voice.reason);
+  if (!kb.widget_enabled) throw new VoiceRefusal('widget_disabled', 'The assistant is turned off for this knowledge base');
+  if (!voice.available) throw new VoiceRefusal(voice.code, voice.reason);
+
+  const maxConcurrentSessions = planLimits(org.plan).maxVoiceSessions;
+  if (!slots.tryAcquire(org.id, maxConcurrentSessions)) {
+    throw new VoiceRefusal('too_many_voice_sessions', `This organisation already has ${maxConcurrentSessions} voice conversations open; try again shortly`);
+  }
+  const ctx = createContext(deps, org, { requestId: request.requestId });
+  let chatSessionId: SessionId;
+  try {
+    chatSessionId = (await openSession(ctx, kb, request.sessionId ?? undefined)).id;
+  } catch (err) {
+    slots.release(org.id);
+    if (err instanceof AppError && err.code === 'not_found') {
+      throw new VoiceRefusal('protocol_error', 'Unknown chat session: omit session_id to start a new conversation');
+    }
+    throw err;
+  }
+  return { ctx, kb, claims, chatSessionId, maxConcurrentSessions };
+}

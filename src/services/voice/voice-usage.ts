@@ -1,0 +1,50 @@
+/**
+ * Voice metering: one voice_sessions row per session, opened when the upstream is ready and closed
+ * with its wall-clock length and the audio seconds each way. An organisation's usage is the sum.
+ */
+import { sql } from 'kysely';
+import type { AppDeps, ServiceContext } from '../../context';
+import { randomBase62, type SessionId } from '../../ids';
+
+export type VoiceMeter = { id: string; startedAt: number };
+
+export async function openVoiceMeter(ctx: ServiceContext, kbId: string, chatSessionId: SessionId): Promise<VoiceMeter> {
+  const id = `vsn_${randomBase62(20)}`;
+  const startedAt = Date.now();
+  await ctx.db
+    .insertInto('voice_sessions')
+    .values({ id, org_id: ctx.org.id, kb_id: kbId as never, chat_session_id: chatSessionId, started_at: new Date(startedAt) })
+    .execute();
+  return { id, startedAt };
+}
+
+export async function closeVoiceMeter(
+  deps: Pick<AppDeps, 'db'>,
+  meter: VoiceMeter,
+  usage: { audioInSeconds: number; audioOutSeconds: number; reason: string },
+): Promise<number> {
+  const seconds = Math.max(0, (Date.now() - meter.startedAt) / 1000);
+  await deps.db
+    .updateTable('voice_sessions')
+    .set({
+      ended_at: new Date(),
+      seconds,
+      audio_in_seconds: usage.audioInSeconds,
+      audio_out_seconds: usage.audioOutSeconds,
+      end_reason: usage.reason,
+    })
+    .where('id', '=', meter.id)
+    .execute();
+  return seconds;
+}
+
+export type OrgUsageDto = { voice_seconds: number; voice_sessions: number };
+
+export async function getOrgUsage(ctx: ServiceContext): Promise<{ usage: OrgUsageDto }> {
+  const row = await ctx.db
+    .selectFrom('voice_sessions')
+    .select([sql<number>`coalesce(sum(seconds), 0)::float8`.as('seconds'), sql<number>`count(ended_at)::int`.as('sessions')])
+    .where('org_id', '=', ctx.org.id)
+    .executeTakeFirstOrThrow();
+  return { usage: { voice_seconds: Math.round(Number(row.seconds) * 10) / 10, voice_sessions: Number(row.sessions) } };
+}
