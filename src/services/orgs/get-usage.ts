@@ -1,13 +1,14 @@
 /**
  * What an organisation uses against its plan: KBs and documents (the limits the services enforce),
  * questions asked (user turns of stored conversations: chat and widget; one-shot /search questions
- * are not stored) and voice minutes (0 until voice sessions are metered).
+ * are not stored) and voice minutes (the metered voice sessions, rounded up to whole minutes).
  */
 import type { ServiceContext } from '../../context';
 import { planLimits } from '../plans';
+import { getOrgUsage } from '../voice/voice-usage';
 
 export async function getUsage(ctx: ServiceContext) {
-  const [kbs, docs, questions] = await Promise.all([
+  const [kbs, docs, questions, { usage: voice }] = await Promise.all([
     ctx.db.selectFrom('knowledge_bases').select((eb) => eb.fn.countAll<string>().as('n')).where('org_id', '=', ctx.org.id).executeTakeFirstOrThrow(),
     ctx.db.selectFrom('documents').select((eb) => eb.fn.countAll<string>().as('n')).where('org_id', '=', ctx.org.id).executeTakeFirstOrThrow(),
     ctx.db
@@ -17,6 +18,7 @@ export async function getUsage(ctx: ServiceContext) {
       .where('s.org_id', '=', ctx.org.id)
       .where('m.role', '=', 'user')
       .executeTakeFirstOrThrow(),
+    getOrgUsage(ctx),
   ]);
   const limits = planLimits(ctx.org.plan);
   return {
@@ -26,6 +28,6 @@ export async function getUsage(ctx: ServiceContext) {
     documents: Number(docs.n),
     max_documents: limits.maxDocuments,
     questions_asked: Number(questions.n),
-    voice_minutes: 0,
+    voice_minutes: Math.ceil(voice.voice_seconds / 60),
   };
 }
