@@ -54,6 +54,9 @@ export interface KnowledgeBasesTable {
 export type DocumentStatus = 'processing' | 'ready' | 'failed';
 export type DocumentSource = 'upload' | 'url';
 
+export type IngestStage = 'parsing' | 'ocr' | 'chunking' | 'embedding';
+export type ProgressUnit = 'pages' | 'chunks';
+
 export interface DocumentsTable {
   id: DocumentId;
   org_id: OrgId;
@@ -67,6 +70,10 @@ export interface DocumentsTable {
   chunk_count: Generated<number>;
   pages: number | null;
   crawl_options: Json<Record<string, unknown>> | null;
+  stage: IngestStage | null;
+  progress_done: number | null;
+  progress_total: number | null;
+  progress_unit: ProgressUnit | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -10,6 +10,18 @@ import { builder } from './builder';
 export const DocumentStatusEnum = builder.enumType('DocumentStatus', { values: ['processing', 'ready', 'failed'] as const });
 export const DocumentSourceEnum = builder.enumType('DocumentSource', { values: ['upload', 'url'] as const });
 
+export const IngestStageEnum = builder.enumType('IngestStage', { values: ['parsing', 'ocr', 'chunking', 'embedding'] as const });
+export const ProgressUnitEnum = builder.enumType('ProgressUnit', { values: ['pages', 'chunks'] as const });
+
+const IngestProgressRef = builder.objectRef<NonNullable<DocumentDto['progress']>>('IngestProgress').implement({
+  description: 'How far the current ingestion stage has got',
+  fields: (t) => ({
+    done: t.exposeInt('done'),
+    total: t.exposeInt('total'),
+    unit: t.field({ type: ProgressUnitEnum, resolve: (p) => p.unit }),
+  }),
+});
+
 export const DocumentRef = builder.objectRef<DocumentDto>('Document').implement({
   description: 'A file or crawled URL added to a knowledge base',
   fields: (t) => ({
@@ -23,6 +35,8 @@ export const DocumentRef = builder.objectRef<DocumentDto>('Document').implement(
     error: t.exposeString('error', { nullable: true, description: 'Why ingestion failed (status failed)' }),
     sizeBytes: t.exposeInt('size_bytes', { nullable: true }),
     pages: t.exposeInt('pages', { nullable: true }),
+    stage: t.field({ type: IngestStageEnum, nullable: true, description: 'What ingestion is doing now; null once settled', resolve: (d) => d.stage }),
+    progress: t.field({ type: IngestProgressRef, nullable: true, resolve: (d) => d.progress }),
     createdAt: t.field({ type: 'DateTime', resolve: (d) => d.created_at }),
     updatedAt: t.field({ type: 'DateTime', resolve: (d) => d.updated_at }),
   }),

@@ -11,7 +11,7 @@ import { parseMarkdown } from './parse-markdown';
 import { parsePdf } from './parse-pdf';
 import { parseTxt } from './parse-txt';
 import { parseWithUnstructured, type UnstructuredOptions } from './parse-unstructured';
-import type { DocumentType, ParsedDocument } from './types';
+import type { DocumentType, ParsedDocument, ParseProgress } from './types';
 
 export interface ParseDocumentOptions {
   filename: string;
@@ -21,6 +21,7 @@ export interface ParseDocumentOptions {
   unstructured?: UnstructuredOptions;
   /** Address of a crawled page (type 'html'). */
   url?: string;
+  onProgress?: ParseProgress;
 }
 
 export async function parseDocument(bytes: Uint8Array, options: ParseDocumentOptions): Promise<ParsedDocument> {
@@ -38,7 +39,7 @@ async function parseAs(bytes: Uint8Array, options: ParseDocumentOptions): Promis
   }
   switch (type) {
     case 'pdf':
-      return parsePdf(bytes);
+      return parsePdf(bytes, { onProgress: options.onProgress });
     case 'docx':
       return parseDocx(bytes);
     case 'md':

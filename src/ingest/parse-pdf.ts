@@ -9,7 +9,7 @@
 import { getDocumentProxy } from 'unpdf';
 import { PermanentIngestError } from './errors';
 import { cleanText, usableTitle } from './normalize';
-import type { ParsedDocument, ParsedSection } from './types';
+import type { ParsedDocument, ParsedSection, ParseProgress } from './types';
 
 type PdfDocument = Awaited<ReturnType<typeof getDocumentProxy>>;
 
@@ -293,7 +293,11 @@ async function openPdf(bytes: Uint8Array): Promise<PdfDocument> {
   }
 }
 
-export async function parsePdf(bytes: Uint8Array): Promise<ParsedDocument> {
+export interface ParsePdfOptions {
+  onProgress?: ParseProgress;
+}
+
+export async function parsePdf(bytes: Uint8Array, options: ParsePdfOptions = {}): Promise<ParsedDocument> {
   const pdf = await openPdf(bytes);
   try {
     const outline = await readOutline(pdf);
@@ -313,6 +317,7 @@ export async function parsePdf(bytes: Uint8Array): Promise<ParsedDocument> {
     let textPages = 0;
     let failedPages = 0;
     for (let pageNumber = 1; pageNumber <= pdf.numPages; pageNumber++) {
+      options.onProgress?.({ stage: 'parsing', done: pageNumber - 1, total: pdf.numPages, unit: 'pages' });
       try {
         const page = await pdf.getPage(pageNumber);
         const content = await page.getTextContent();

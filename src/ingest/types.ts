@@ -20,6 +20,9 @@ export interface ParsedSection {
   url?: string;
 }
 
+/** Progress of the stage a parser is in; the ingestion job throttles the writes. */
+export type ParseProgress = (update: { stage: 'parsing' | 'ocr'; done: number; total: number; unit: 'pages' }) => void;
+
 export interface ParsedDocument {
   title?: string;
   pages?: number;

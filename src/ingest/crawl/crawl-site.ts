@@ -62,6 +62,8 @@ export interface CrawlSiteOptions {
   /** Parallel requests. Default 4, capped at 16; forced to 1 when robots.txt sets a Crawl-delay. */
   maxConcurrency?: number;
   signal?: AbortSignal;
+  /** Called with the number of pages gathered so far, after each one. */
+  onPage?: (count: number) => void;
 }
 
 export interface CrawledSection {
@@ -133,7 +135,7 @@ export const CRAWL_LIMITS = Object.freeze({
 const MIB = 1024 * 1024;
 const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
 
-type ResolvedOptions = Required<Omit<CrawlSiteOptions, 'signal'>> & { signal?: AbortSignal };
+type ResolvedOptions = Required<Omit<CrawlSiteOptions, 'signal' | 'onPage'>> & Pick<CrawlSiteOptions, 'signal' | 'onPage'>;
 
 function bounded(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
@@ -167,6 +169,7 @@ function resolveOptions(options: CrawlSiteOptions): ResolvedOptions {
     userAgent: options.userAgent?.trim() || d.userAgent,
     maxConcurrency: bounded('maxConcurrency', options.maxConcurrency, d.maxConcurrency, 1, l.maxConcurrency),
     signal: options.signal,
+    onPage: options.onPage,
   };
 }
 
@@ -437,6 +440,7 @@ export async function crawlSite(options: CrawlSiteOptions, hooks: CrawlTestHooks
               contentType: kind,
             };
             pages.push(page);
+            o.onPage?.(pages.length);
             pageByKey.set(key, page);
             pageByKey.set(finalKey, page);
             if (pages.length >= o.maxPages) stop('max_pages');

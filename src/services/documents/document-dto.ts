@@ -12,6 +12,10 @@ export const ZDocument = z.object({
   error: z.string().nullable(),
   size_bytes: z.number().int().nullable(),
   pages: z.number().int().nullable(),
+  /** What a processing document is doing; null once it is ready or failed. */
+  stage: z.enum(['parsing', 'ocr', 'chunking', 'embedding']).nullable(),
+  /** How far the stage has got (pages or chunks); null when the stage has no count. */
+  progress: z.object({ done: z.number().int(), total: z.number().int(), unit: z.enum(['pages', 'chunks']) }).nullable(),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -29,6 +33,11 @@ export function toDocumentDto(d: DocumentRow): DocumentDto {
     error: d.error,
     size_bytes: d.size_bytes,
     pages: d.pages,
+    stage: d.stage,
+    progress:
+      d.stage !== null && d.progress_total !== null && d.progress_unit !== null
+        ? { done: d.progress_done ?? 0, total: d.progress_total, unit: d.progress_unit }
+        : null,
     created_at: d.created_at.toISOString(),
     updated_at: d.updated_at.toISOString(),
   };

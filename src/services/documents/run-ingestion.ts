@@ -13,6 +13,7 @@ import { isPermanentIngestError } from '../../ingest/errors';
 import type { CrawlSettings } from '../../ingest/extract-document';
 import type { DocumentType, ParsedDocument } from '../../ingest/types';
 import { embedChunks } from './embed-chunks';
+import { ProgressReporter } from './progress';
 import { markDocumentFailed, storeChunks } from './store-chunks';
 
 export type IngestionOutcome = 'ready' | 'failed' | 'skipped';
@@ -39,23 +40,28 @@ export async function runIngestion(
   if (!doc || doc.status !== 'processing') return 'skipped';
   const log = deps.logger.child({ documentId, source: doc.source });
   const started = performance.now();
+  const progress = new ProgressReporter(deps.db, doc.id, log);
+  const onProgress = progress.report;
 
   try {
+    onProgress({ stage: 'parsing' });
     // Parsers and the crawler (pdf.js, mammoth, jsdom, Crawlee) load on the first job, not at boot.
     const { extractUpload, extractUrl } = await import('../../ingest/extract-document');
     let parsed: ParsedDocument;
     if (doc.source === 'upload') {
       const file = await deps.db.selectFrom('document_files').select('bytes').where('document_id', '=', doc.id).executeTakeFirst();
       if (!file) return 'skipped';
-      parsed = await extractUpload(file.bytes, { filename: doc.filename, type: doc.content_type as DocumentType, config: deps.config });
+      parsed = await extractUpload(file.bytes, { filename: doc.filename, type: doc.content_type as DocumentType, config: deps.config, onProgress });
     } else {
-      parsed = await extractUrl(doc.filename, doc.crawl_options as unknown as CrawlSettings, { config: deps.config });
+      parsed = await extractUrl(doc.filename, doc.crawl_options as unknown as CrawlSettings, { config: deps.config, onProgress });
     }
+    onProgress({ stage: 'chunking' });
     const chunks = chunkDocument(parsed);
     // New chunks always get the process's model; a KB still on an older one is moved over by the
     // kbs__reembed job, and until then vector search simply doesn't see the newer vectors.
     const provider = deps.embeddings.default;
-    const embedded = await embedChunks(provider, chunks);
+    const embedded = await embedChunks(provider, chunks, onProgress);
+    await progress.close();
     const stored = await storeChunks(deps.db, doc, embedded, { pages: parsed.pages ?? null, dimensions: provider.dimensions, model: provider.id });
     if (!stored) return 'skipped';
     log.info({ chunks: chunks.length, pages: parsed.pages, ms: Math.round(performance.now() - started) }, 'document ready');
@@ -66,10 +72,12 @@ export async function runIngestion(
     if (permanent || attempt.number >= attempt.max) {
       const reason = permanent ? message : `Ingestion failed after ${attempt.number} attempts: ${message}`;
       log.warn({ err, permanent }, 'document failed');
+      await progress.close();
       await markDocumentFailed(deps.db, doc.id, reason);
       return 'failed';
     }
     log.warn({ err, attempt: attempt.number }, 'ingestion attempt failed; will retry');
+    await progress.close();
     throw err;
   }
 }

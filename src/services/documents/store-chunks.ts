@@ -8,6 +8,7 @@ import { vectorParam } from '../../../db/vector-param';
 import type { DocumentId, KbId } from '../../ids';
 import { newId } from '../../ids';
 import type { Chunk } from '../../ingest/types';
+import { NO_PROGRESS } from './progress';
 
 export type EmbeddedChunk = Chunk & { embedding: Float32Array | null };
 
@@ -49,7 +50,7 @@ export async function storeChunks(
     }
     await trx
       .updateTable('documents')
-      .set({ status: 'ready', error: null, chunk_count: chunks.length, pages: meta.pages, updated_at: new Date() })
+      .set({ status: 'ready', error: null, chunk_count: chunks.length, pages: meta.pages, ...NO_PROGRESS, updated_at: new Date() })
       .where('id', '=', doc.id)
       .execute();
     return true;
@@ -61,7 +62,7 @@ export async function markDocumentFailed(db: Db, documentId: DocumentId, reason:
     await trx.deleteFrom('chunks').where('document_id', '=', documentId).execute();
     await trx
       .updateTable('documents')
-      .set({ status: 'failed', error: reason, chunk_count: 0, updated_at: new Date() })
+      .set({ status: 'failed', error: reason, chunk_count: 0, ...NO_PROGRESS, updated_at: new Date() })
       .where('id', '=', documentId)
       .execute();
   });
