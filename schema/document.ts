@@ -3,6 +3,7 @@ import { deleteDocument } from '../src/services/documents/delete-document';
 import { getDocument } from '../src/services/documents/get-document';
 import { ingestUpload } from '../src/services/documents/ingest-upload';
 import { ingestUrl } from '../src/services/documents/ingest-url';
+import { ingestUploads, type UploadedFile, type UploadReport } from '../src/services/documents/ingest-uploads';
 import { reingestDocument } from '../src/services/documents/reingest-document';
 import { AppError } from '../src/errors';
 import { builder } from './builder';
@@ -42,6 +43,26 @@ export const DocumentRef = builder.objectRef<DocumentDto>('Document').implement(
   }),
 });
 
+const UploadStatusEnum = builder.enumType('UploadFileStatus', { values: ['accepted', 'refused', 'skipped'] as const });
+const UploadErrorRef = builder.objectRef<NonNullable<UploadReport['error']>>('UploadFileError').implement({
+  fields: (t) => ({ code: t.exposeString('code'), message: t.exposeString('message') }),
+});
+const UploadReportRef = builder.objectRef<UploadReport>('UploadFileReport').implement({
+  description: 'What became of one uploaded file (or one entry of an uploaded ZIP)',
+  fields: (t) => ({
+    filename: t.exposeString('filename'),
+    status: t.field({ type: UploadStatusEnum, resolve: (r) => r.status }),
+    documentId: t.exposeID('document_id', { nullable: true }),
+    error: t.field({ type: UploadErrorRef, nullable: true, resolve: (r) => r.error }),
+  }),
+});
+const BulkUploadResultRef = builder.objectRef<{ documents: DocumentDto[]; files: UploadReport[] }>('BulkUploadResult').implement({
+  fields: (t) => ({
+    documents: t.field({ type: [DocumentRef], resolve: (r) => r.documents }),
+    files: t.field({ type: [UploadReportRef], resolve: (r) => r.files }),
+  }),
+});
+
 const IngestUrlInput = builder.inputType('IngestUrlInput', {
   fields: (t) => ({
     kbId: t.id({ required: true }),
@@ -77,6 +98,22 @@ builder.mutationFields((t) => ({
       }
       const bytes = Buffer.from(await file.arrayBuffer());
       return (await ingestUpload(svc, { kb_id: String(kbId), filename: file.name, bytes })).document;
+    },
+  }),
+  uploadDocuments: t.field({
+    type: BulkUploadResultRef,
+    description: 'Upload several files, or ZIP archives of files, in one request; each file is accepted or refused on its own',
+    args: { kbId: t.arg.id({ required: true }), files: t.arg({ type: ['File'], required: true }) },
+    resolve: async (_root, { kbId, files }, ctx) => {
+      const svc = await ctx.auth();
+      const { maxFiles } = svc.config.bulkUpload;
+      if (files.length > maxFiles) throw new AppError('invalid_input', `Upload at most ${maxFiles} files per request`, { field: 'files' });
+      const uploaded: UploadedFile[] = [];
+      for (const file of files) {
+        const tooLarge = file.size > svc.config.maxUploadBytes;
+        uploaded.push({ filename: file.name, bytes: tooLarge ? Buffer.alloc(0) : Buffer.from(await file.arrayBuffer()), tooLarge });
+      }
+      return ingestUploads(svc, { kb_id: String(kbId), files: uploaded });
     },
   }),
   ingestUrl: t.field({

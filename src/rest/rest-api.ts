@@ -51,7 +51,7 @@ export function createRestApi(deps: HttpDeps) {
 
   registerKbRoutes(app);
   registerDocumentRoutes(app);
-  registerIngestRoutes(app, deps.config.maxUploadBytes);
+  registerIngestRoutes(app, deps.config.maxUploadBytes, deps.config.bulkUpload);
   registerRagRoutes(app);
 
   app.doc31('/openapi.json', {
