@@ -74,6 +74,7 @@ export interface DocumentsTable {
   progress_done: number | null;
   progress_total: number | null;
   progress_unit: ProgressUnit | null;
+  ocr_pages: ColumnType<number[], number[] | undefined, number[]>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

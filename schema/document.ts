@@ -38,6 +38,7 @@ export const DocumentRef = builder.objectRef<DocumentDto>('Document').implement(
     pages: t.exposeInt('pages', { nullable: true }),
     stage: t.field({ type: IngestStageEnum, nullable: true, description: 'What ingestion is doing now; null once settled', resolve: (d) => d.stage }),
     progress: t.field({ type: IngestProgressRef, nullable: true, resolve: (d) => d.progress }),
+    ocrPages: t.exposeIntList('ocr_pages', { description: 'Pages whose text was read by OCR' }),
     createdAt: t.field({ type: 'DateTime', resolve: (d) => d.created_at }),
     updatedAt: t.field({ type: 'DateTime', resolve: (d) => d.updated_at }),
   }),

@@ -19,9 +19,15 @@ export type CrawlSettings = {
 
 export async function extractUpload(
   bytes: Uint8Array,
-  opts: { filename: string; type: DocumentType; config: Pick<Config, 'unstructured'>; onProgress?: ParseProgress },
+  opts: { filename: string; type: DocumentType; config: Pick<Config, 'unstructured' | 'ocrMaxPages'>; onProgress?: ParseProgress },
 ): Promise<ParsedDocument> {
-  return parseDocument(bytes, { filename: opts.filename, type: opts.type, unstructured: opts.config.unstructured ?? undefined, onProgress: opts.onProgress });
+  return parseDocument(bytes, {
+    filename: opts.filename,
+    type: opts.type,
+    unstructured: opts.config.unstructured ?? undefined,
+    onProgress: opts.onProgress,
+    ocrMaxPages: opts.config.ocrMaxPages,
+  });
 }
 
 export async function extractUrl(

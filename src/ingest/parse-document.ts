@@ -22,6 +22,8 @@ export interface ParseDocumentOptions {
   /** Address of a crawled page (type 'html'). */
   url?: string;
   onProgress?: ParseProgress;
+  /** Scanned PDF pages read by OCR per document, at most (0 or absent: none). */
+  ocrMaxPages?: number;
 }
 
 export async function parseDocument(bytes: Uint8Array, options: ParseDocumentOptions): Promise<ParsedDocument> {
@@ -39,7 +41,7 @@ async function parseAs(bytes: Uint8Array, options: ParseDocumentOptions): Promis
   }
   switch (type) {
     case 'pdf':
-      return parsePdf(bytes, { onProgress: options.onProgress });
+      return parsePdf(bytes, { onProgress: options.onProgress, ocrMaxPages: options.ocrMaxPages });
     case 'docx':
       return parseDocx(bytes);
     case 'md':

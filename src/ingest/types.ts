@@ -27,6 +27,8 @@ export interface ParsedDocument {
   title?: string;
   pages?: number;
   sections: ParsedSection[];
+  /** Pages whose text was read by OCR (1-based). */
+  ocrPages?: number[];
 }
 
 export interface Chunk {

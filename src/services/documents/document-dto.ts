@@ -16,6 +16,8 @@ export const ZDocument = z.object({
   stage: z.enum(['parsing', 'ocr', 'chunking', 'embedding']).nullable(),
   /** How far the stage has got (pages or chunks); null when the stage has no count. */
   progress: z.object({ done: z.number().int(), total: z.number().int(), unit: z.enum(['pages', 'chunks']) }).nullable(),
+  /** Pages whose text was read by OCR (scans); empty when the text came from the file itself. */
+  ocr_pages: z.array(z.number().int()),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -38,6 +40,7 @@ export function toDocumentDto(d: DocumentRow): DocumentDto {
       d.stage !== null && d.progress_total !== null && d.progress_unit !== null
         ? { done: d.progress_done ?? 0, total: d.progress_total, unit: d.progress_unit }
         : null,
+    ocr_pages: d.ocr_pages ?? [],
     created_at: d.created_at.toISOString(),
     updated_at: d.updated_at.toISOString(),
   };

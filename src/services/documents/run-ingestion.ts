@@ -62,9 +62,9 @@ export async function runIngestion(
     const provider = deps.embeddings.default;
     const embedded = await embedChunks(provider, chunks, onProgress);
     await progress.close();
-    const stored = await storeChunks(deps.db, doc, embedded, { pages: parsed.pages ?? null, dimensions: provider.dimensions, model: provider.id });
+    const stored = await storeChunks(deps.db, doc, embedded, { pages: parsed.pages ?? null, dimensions: provider.dimensions, model: provider.id, ocrPages: parsed.ocrPages });
     if (!stored) return 'skipped';
-    log.info({ chunks: chunks.length, pages: parsed.pages, ms: Math.round(performance.now() - started) }, 'document ready');
+    log.info({ chunks: chunks.length, pages: parsed.pages, ocrPages: parsed.ocrPages?.length ?? 0, ms: Math.round(performance.now() - started) }, 'document ready');
     return 'ready';
   } catch (err) {
     const permanent = isPermanentIngestError(err) || err instanceof CrawlPermanentError;

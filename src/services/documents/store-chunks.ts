@@ -19,7 +19,7 @@ export async function storeChunks(
   db: Db,
   doc: { id: DocumentId; kb_id: KbId },
   chunks: EmbeddedChunk[],
-  meta: { pages: number | null; dimensions: number | null; model: string | null },
+  meta: { pages: number | null; dimensions: number | null; model: string | null; ocrPages?: number[] },
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     // Lock the row first: a concurrent delete either happened (we stop) or waits for us.
@@ -50,7 +50,7 @@ export async function storeChunks(
     }
     await trx
       .updateTable('documents')
-      .set({ status: 'ready', error: null, chunk_count: chunks.length, pages: meta.pages, ...NO_PROGRESS, updated_at: new Date() })
+      .set({ status: 'ready', error: null, chunk_count: chunks.length, pages: meta.pages, ocr_pages: meta.ocrPages ?? [], ...NO_PROGRESS, updated_at: new Date() })
       .where('id', '=', doc.id)
       .execute();
     return true;
