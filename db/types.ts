@@ -57,6 +57,17 @@ export type DocumentSource = 'upload' | 'url';
 export type IngestStage = 'parsing' | 'ocr' | 'chunking' | 'embedding';
 export type ProgressUnit = 'pages' | 'chunks';
 
+export type CrawlChanges = { added: number; changed: number; removed: number; unchanged: number };
+
+export interface CrawlPagesTable {
+  document_id: DocumentId;
+  url: string;
+  etag: string | null;
+  last_modified: string | null;
+  content_hash: string;
+  links: Json<string[]>;
+}
+
 export interface DocumentsTable {
   id: DocumentId;
   org_id: OrgId;
@@ -75,6 +86,10 @@ export interface DocumentsTable {
   progress_total: number | null;
   progress_unit: ProgressUnit | null;
   ocr_pages: ColumnType<number[], number[] | undefined, number[]>;
+  recrawl: 'daily' | 'weekly' | null;
+  last_crawled_at: Timestamp | null;
+  next_crawl_at: Timestamp | null;
+  last_crawl_changes: Json<CrawlChanges> | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -147,6 +162,7 @@ export interface Database {
   knowledge_bases: KnowledgeBasesTable;
   documents: DocumentsTable;
   document_files: DocumentFilesTable;
+  crawl_pages: CrawlPagesTable;
   chunks: ChunksTable;
   kb_lexicon: KbLexiconTable;
   kb_lexicon_totals: KbLexiconTotalsTable;

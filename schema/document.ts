@@ -5,6 +5,7 @@ import { ingestUpload } from '../src/services/documents/ingest-upload';
 import { ingestUrl } from '../src/services/documents/ingest-url';
 import { ingestUploads, type UploadedFile, type UploadReport } from '../src/services/documents/ingest-uploads';
 import { reingestDocument } from '../src/services/documents/reingest-document';
+import { recrawlNow, setRecrawl } from '../src/services/documents/recrawl-document';
 import { AppError } from '../src/errors';
 import { builder } from './builder';
 
@@ -23,6 +24,12 @@ const IngestProgressRef = builder.objectRef<NonNullable<DocumentDto['progress']>
   }),
 });
 
+export const RecrawlEnum = builder.enumType('RecrawlSchedule', { values: ['daily', 'weekly'] as const });
+const CrawlChangesRef = builder.objectRef<NonNullable<DocumentDto['last_crawl_changes']>>('CrawlChanges').implement({
+  description: 'Pages the last crawl added, changed (re-embedded), removed and found unchanged',
+  fields: (t) => ({ added: t.exposeInt('added'), changed: t.exposeInt('changed'), removed: t.exposeInt('removed'), unchanged: t.exposeInt('unchanged') }),
+});
+
 export const DocumentRef = builder.objectRef<DocumentDto>('Document').implement({
   description: 'A file or crawled URL added to a knowledge base',
   fields: (t) => ({
@@ -39,6 +46,10 @@ export const DocumentRef = builder.objectRef<DocumentDto>('Document').implement(
     stage: t.field({ type: IngestStageEnum, nullable: true, description: 'What ingestion is doing now; null once settled', resolve: (d) => d.stage }),
     progress: t.field({ type: IngestProgressRef, nullable: true, resolve: (d) => d.progress }),
     ocrPages: t.exposeIntList('ocr_pages', { description: 'Pages whose text was read by OCR' }),
+    recrawl: t.field({ type: RecrawlEnum, nullable: true, resolve: (d) => d.recrawl }),
+    lastCrawledAt: t.field({ type: 'DateTime', nullable: true, resolve: (d) => d.last_crawled_at }),
+    nextCrawlAt: t.field({ type: 'DateTime', nullable: true, resolve: (d) => d.next_crawl_at }),
+    lastCrawlChanges: t.field({ type: CrawlChangesRef, nullable: true, resolve: (d) => d.last_crawl_changes }),
     createdAt: t.field({ type: 'DateTime', resolve: (d) => d.created_at }),
     updatedAt: t.field({ type: 'DateTime', resolve: (d) => d.updated_at }),
   }),
@@ -73,6 +84,7 @@ const IngestUrlInput = builder.inputType('IngestUrlInput', {
     include: t.stringList(),
     exclude: t.stringList(),
     sitemap: t.boolean(),
+    recrawl: t.field({ type: RecrawlEnum }),
   }),
 });
 
@@ -125,7 +137,7 @@ builder.mutationFields((t) => ({
         await ingestUrl(await ctx.auth(), {
           kb_id: String(input.kbId),
           url: input.url,
-          ...defined({ max_pages: input.maxPages, max_depth: input.maxDepth, include: input.include, exclude: input.exclude, sitemap: input.sitemap }),
+          ...defined({ max_pages: input.maxPages, max_depth: input.maxDepth, include: input.include, exclude: input.exclude, sitemap: input.sitemap, recrawl: input.recrawl }),
         })
       ).document,
   }),
@@ -133,6 +145,18 @@ builder.mutationFields((t) => ({
     type: builder.objectRef<{ success: boolean }>('DeleteDocumentResult').implement({ fields: (f) => ({ success: f.exposeBoolean('success') }) }),
     args: { kbId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
     resolve: async (_root, { kbId, id }, ctx) => deleteDocument(await ctx.auth(), { kb_id: String(kbId), id: String(id) }),
+  }),
+  recrawlDocument: t.field({
+    type: DocumentRef,
+    description: 'Re-crawl a URL document now; only changed pages are re-embedded',
+    args: { kbId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
+    resolve: async (_root, { kbId, id }, ctx) => (await recrawlNow(await ctx.auth(), { kb_id: String(kbId), id: String(id) })).document,
+  }),
+  setDocumentRecrawl: t.field({
+    type: DocumentRef,
+    args: { kbId: t.arg.id({ required: true }), id: t.arg.id({ required: true }), recrawl: t.arg({ type: RecrawlEnum, required: false }) },
+    resolve: async (_root, { kbId, id, recrawl }, ctx) =>
+      (await setRecrawl(await ctx.auth(), { kb_id: String(kbId), id: String(id), recrawl: recrawl ?? null })).document,
   }),
   reingestDocument: t.field({
     type: DocumentRef,

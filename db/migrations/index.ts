@@ -5,6 +5,7 @@ import * as m0003 from './20261121_0003_app_secrets';
 import * as m0004 from './20261121_0004_lexicon';
 import * as m0601 from './20261123_0601_document_progress';
 import * as m0602 from './20261123_0602_ocr_pages';
+import * as m0603 from './20261123_0603_recrawl';
 
 /** Listed explicitly (not read from disk) so migrations work the same under tsx, vitest and bundlers. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '20261121_0004_lexicon': m0004,
   '20261123_0601_document_progress': m0601,
   '20261123_0602_ocr_pages': m0602,
+  '20261123_0603_recrawl': m0603,
 };

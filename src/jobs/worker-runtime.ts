@@ -2,7 +2,7 @@
  * Starts graphile-worker on the service's pool. On the embedded database all connections share one
  * PGlite session, so prepared statement names would collide: noPreparedStatements is mandatory there.
  */
-import { Logger as WorkerLogger, run, type Runner } from 'graphile-worker';
+import { Logger as WorkerLogger, parseCronItems, run, type Runner } from 'graphile-worker';
 import type { Logger } from '../logger';
 import type { Runtime } from '../runtime';
 import { enqueueReembeddingWhereNeeded } from '../services/kbs/reembed-kb';
@@ -14,6 +14,8 @@ function workerLogger(logger: Logger) {
     logger[method]({ worker: scope, ...meta }, message);
   });
 }
+
+export const RECRAWL_CRON = parseCronItems([{ task: 'documents__recrawl_due', match: '*/10 * * * *', identifier: 'documents__recrawl_due' }]);
 
 export async function startWorker(runtime: Runtime, opts: { pollInterval?: number } = {}): Promise<Runner> {
   const { config, logger, database } = runtime;
@@ -27,5 +29,7 @@ export async function startWorker(runtime: Runtime, opts: { pollInterval?: numbe
     noPreparedStatements: database.mode !== 'postgres',
     pollInterval: opts.pollInterval ?? 2000,
     logger: workerLogger(logger.child({ component: 'worker' })),
+    // Scheduled re-crawls: every 10 minutes the documents whose next_crawl_at has passed are queued.
+    parsedCronItems: RECRAWL_CRON,
   });
 }

@@ -8,6 +8,7 @@ import { ingestUploads } from '../services/documents/ingest-uploads';
 import { ingestUrl, ZIngestUrlInput } from '../services/documents/ingest-url';
 import { listDocuments, ZListDocumentsInput } from '../services/documents/list-documents';
 import { reingestDocument } from '../services/documents/reingest-document';
+import { recrawlNow, setRecrawl, ZSetRecrawlInput } from '../services/documents/recrawl-document';
 import { createKb, ZCreateKbInput } from '../services/kbs/create-kb';
 import { deleteKb } from '../services/kbs/delete-kb';
 import { getKb, ZKbRef } from '../services/kbs/get-kb';
@@ -49,6 +50,8 @@ export const appRouter = router({
     get: authedProcedure.input(ZDocumentRef).query(({ ctx, input }) => getDocument(ctx.svc, input)),
     delete: authedProcedure.input(ZDocumentRef).mutation(({ ctx, input }) => deleteDocument(ctx.svc, input)),
     reingest: authedProcedure.input(ZDocumentRef).mutation(({ ctx, input }) => reingestDocument(ctx.svc, input)),
+    recrawl: authedProcedure.input(ZDocumentRef).mutation(({ ctx, input }) => recrawlNow(ctx.svc, input)),
+    setRecrawl: authedProcedure.input(ZSetRecrawlInput).mutation(({ ctx, input }) => setRecrawl(ctx.svc, input)),
     ingestUrl: authedProcedure.input(ZIngestUrlInput).mutation(({ ctx, input }) => ingestUrl(ctx.svc, input)),
     /** FormData with `file` and `kb_id`, like REST's multipart upload. */
     upload: authedProcedure.input(z.instanceof(FormData)).mutation(async ({ ctx, input }) => {

@@ -10,8 +10,8 @@ import type { DocumentId } from '../../ids';
 import { chunkDocument } from '../../ingest/chunker';
 import { CrawlPermanentError } from '../../ingest/crawl/errors';
 import { isPermanentIngestError } from '../../ingest/errors';
-import type { CrawlSettings } from '../../ingest/extract-document';
 import type { DocumentType, ParsedDocument } from '../../ingest/types';
+import { crawlDocument } from './crawl-document';
 import { embedChunks } from './embed-chunks';
 import { ProgressReporter } from './progress';
 import { markDocumentFailed, storeChunks } from './store-chunks';
@@ -34,6 +34,7 @@ export async function runIngestion(
       'documents.content_type',
       'documents.status',
       'documents.crawl_options',
+      'documents.recrawl',
     ])
     .where('documents.id', '=', documentId)
     .executeTakeFirst();
@@ -46,14 +47,17 @@ export async function runIngestion(
   try {
     onProgress({ stage: 'parsing' });
     // Parsers and the crawler (pdf.js, mammoth, jsdom, Crawlee) load on the first job, not at boot.
-    const { extractUpload, extractUrl } = await import('../../ingest/extract-document');
+    const { extractUpload } = await import('../../ingest/extract-document');
     let parsed: ParsedDocument;
     if (doc.source === 'upload') {
       const file = await deps.db.selectFrom('document_files').select('bytes').where('document_id', '=', doc.id).executeTakeFirst();
       if (!file) return 'skipped';
       parsed = await extractUpload(file.bytes, { filename: doc.filename, type: doc.content_type as DocumentType, config: deps.config, onProgress });
     } else {
-      parsed = await extractUrl(doc.filename, doc.crawl_options as unknown as CrawlSettings, { config: deps.config, onProgress });
+      const done = await crawlDocument(deps, doc, { full: true, progress });
+      if (!done) return 'skipped';
+      log.info({ ...done, ms: Math.round(performance.now() - started) }, 'document ready');
+      return 'ready';
     }
     onProgress({ stage: 'chunking' });
     const chunks = chunkDocument(parsed);

@@ -27,25 +27,7 @@ export async function storeChunks(
     if (!alive) return false;
     await trx.deleteFrom('chunks').where('document_id', '=', doc.id).execute();
     for (let i = 0; i < chunks.length; i += BATCH) {
-      const rows = chunks.slice(i, i + BATCH).map((c) => {
-        const heading = c.headingPath.join(' > ');
-        return {
-          id: newId('chunk'),
-          document_id: doc.id,
-          kb_id: doc.kb_id,
-          position: c.position,
-          text: c.text,
-          heading_path: c.headingPath,
-          page: c.page ?? null,
-          url: c.url ?? null,
-          token_count: c.tokenCount,
-          // Headings are indexed with the text: a question often names the section it is about.
-          tsv: sql<string>`to_tsvector('english', ${heading ? `${heading}\n${c.text}` : c.text})`,
-          embedding: c.embedding ? sql<string>`${vectorParam(c.embedding)}::vector` : null,
-          embedding_dimensions: c.embedding ? meta.dimensions : null,
-          embedding_model: c.embedding ? meta.model : null,
-        };
-      });
+      const rows = toChunkRows(doc, chunks.slice(i, i + BATCH), meta);
       await trx.insertInto('chunks').values(rows).execute();
     }
     await trx
@@ -65,5 +47,28 @@ export async function markDocumentFailed(db: Db, documentId: DocumentId, reason:
       .set({ status: 'failed', error: reason, chunk_count: 0, ...NO_PROGRESS, updated_at: new Date() })
       .where('id', '=', documentId)
       .execute();
+  });
+}
+
+/** Rows for the chunks table; `position` comes from the chunk (callers offset it when appending). */
+export function toChunkRows(doc: { id: DocumentId; kb_id: KbId }, chunks: EmbeddedChunk[], meta: { dimensions: number | null; model: string | null }) {
+  return chunks.map((c) => {
+    const heading = c.headingPath.join(' > ');
+    return {
+      id: newId('chunk'),
+      document_id: doc.id,
+      kb_id: doc.kb_id,
+      position: c.position,
+      text: c.text,
+      heading_path: c.headingPath,
+      page: c.page ?? null,
+      url: c.url ?? null,
+      token_count: c.tokenCount,
+      // Headings are indexed with the text: a question often names the section it is about.
+      tsv: sql<string>`to_tsvector('english', ${heading ? `${heading}\n${c.text}` : c.text})`,
+      embedding: c.embedding ? sql<string>`${vectorParam(c.embedding)}::vector` : null,
+      embedding_dimensions: c.embedding ? meta.dimensions : null,
+      embedding_model: c.embedding ? meta.model : null,
+    };
   });
 }
