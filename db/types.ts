@@ -54,6 +54,20 @@ export interface KnowledgeBasesTable {
 export type DocumentStatus = 'processing' | 'ready' | 'failed';
 export type DocumentSource = 'upload' | 'url';
 
+export type IngestStage = 'parsing' | 'ocr' | 'chunking' | 'embedding';
+export type ProgressUnit = 'pages' | 'chunks';
+
+export type CrawlChanges = { added: number; changed: number; removed: number; unchanged: number };
+
+export interface CrawlPagesTable {
+  document_id: DocumentId;
+  url: string;
+  etag: string | null;
+  last_modified: string | null;
+  content_hash: string;
+  links: Json<string[]>;
+}
+
 export interface DocumentsTable {
   id: DocumentId;
   org_id: OrgId;
@@ -69,6 +83,15 @@ export interface DocumentsTable {
   crawl_options: Json<Record<string, unknown>> | null;
   /** What the chunks are indexed under (migration 0501); null before it. */
   title: Generated<string | null>;
+  stage: IngestStage | null;
+  progress_done: number | null;
+  progress_total: number | null;
+  progress_unit: ProgressUnit | null;
+  ocr_pages: ColumnType<number[], number[] | undefined, number[]>;
+  recrawl: 'daily' | 'weekly' | null;
+  last_crawled_at: Timestamp | null;
+  next_crawl_at: Timestamp | null;
+  last_crawl_changes: Json<CrawlChanges> | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -184,6 +207,7 @@ export interface Database {
   knowledge_bases: KnowledgeBasesTable;
   documents: DocumentsTable;
   document_files: DocumentFilesTable;
+  crawl_pages: CrawlPagesTable;
   chunks: ChunksTable;
   kb_lexicon: KbLexiconTable;
   kb_lexicon_totals: KbLexiconTotalsTable;

@@ -3,12 +3,32 @@ import { deleteDocument } from '../src/services/documents/delete-document';
 import { getDocument } from '../src/services/documents/get-document';
 import { ingestUpload } from '../src/services/documents/ingest-upload';
 import { ingestUrl } from '../src/services/documents/ingest-url';
+import { ingestUploads, type UploadedFile, type UploadReport } from '../src/services/documents/ingest-uploads';
 import { reingestDocument } from '../src/services/documents/reingest-document';
+import { recrawlNow, setRecrawl } from '../src/services/documents/recrawl-document';
 import { AppError } from '../src/errors';
 import { builder } from './builder';
 
 export const DocumentStatusEnum = builder.enumType('DocumentStatus', { values: ['processing', 'ready', 'failed'] as const });
 export const DocumentSourceEnum = builder.enumType('DocumentSource', { values: ['upload', 'url'] as const });
+
+export const IngestStageEnum = builder.enumType('IngestStage', { values: ['parsing', 'ocr', 'chunking', 'embedding'] as const });
+export const ProgressUnitEnum = builder.enumType('ProgressUnit', { values: ['pages', 'chunks'] as const });
+
+const IngestProgressRef = builder.objectRef<NonNullable<DocumentDto['progress']>>('IngestProgress').implement({
+  description: 'How far the current ingestion stage has got',
+  fields: (t) => ({
+    done: t.exposeInt('done'),
+    total: t.exposeInt('total'),
+    unit: t.field({ type: ProgressUnitEnum, resolve: (p) => p.unit }),
+  }),
+});
+
+export const RecrawlEnum = builder.enumType('RecrawlSchedule', { values: ['daily', 'weekly'] as const });
+const CrawlChangesRef = builder.objectRef<NonNullable<DocumentDto['last_crawl_changes']>>('CrawlChanges').implement({
+  description: 'Pages the last crawl added, changed (re-embedded), removed and found unchanged',
+  fields: (t) => ({ added: t.exposeInt('added'), changed: t.exposeInt('changed'), removed: t.exposeInt('removed'), unchanged: t.exposeInt('unchanged') }),
+});
 
 export const DocumentRef = builder.objectRef<DocumentDto>('Document').implement({
   description: 'A file or crawled URL added to a knowledge base',
@@ -23,8 +43,35 @@ export const DocumentRef = builder.objectRef<DocumentDto>('Document').implement(
     error: t.exposeString('error', { nullable: true, description: 'Why ingestion failed (status failed)' }),
     sizeBytes: t.exposeInt('size_bytes', { nullable: true }),
     pages: t.exposeInt('pages', { nullable: true }),
+    stage: t.field({ type: IngestStageEnum, nullable: true, description: 'What ingestion is doing now; null once settled', resolve: (d) => d.stage }),
+    progress: t.field({ type: IngestProgressRef, nullable: true, resolve: (d) => d.progress }),
+    ocrPages: t.exposeIntList('ocr_pages', { description: 'Pages whose text was read by OCR' }),
+    recrawl: t.field({ type: RecrawlEnum, nullable: true, resolve: (d) => d.recrawl }),
+    lastCrawledAt: t.field({ type: 'DateTime', nullable: true, resolve: (d) => d.last_crawled_at }),
+    nextCrawlAt: t.field({ type: 'DateTime', nullable: true, resolve: (d) => d.next_crawl_at }),
+    lastCrawlChanges: t.field({ type: CrawlChangesRef, nullable: true, resolve: (d) => d.last_crawl_changes }),
     createdAt: t.field({ type: 'DateTime', resolve: (d) => d.created_at }),
     updatedAt: t.field({ type: 'DateTime', resolve: (d) => d.updated_at }),
+  }),
+});
+
+const UploadStatusEnum = builder.enumType('UploadFileStatus', { values: ['accepted', 'refused', 'skipped'] as const });
+const UploadErrorRef = builder.objectRef<NonNullable<UploadReport['error']>>('UploadFileError').implement({
+  fields: (t) => ({ code: t.exposeString('code'), message: t.exposeString('message') }),
+});
+const UploadReportRef = builder.objectRef<UploadReport>('UploadFileReport').implement({
+  description: 'What became of one uploaded file (or one entry of an uploaded ZIP)',
+  fields: (t) => ({
+    filename: t.exposeString('filename'),
+    status: t.field({ type: UploadStatusEnum, resolve: (r) => r.status }),
+    documentId: t.exposeID('document_id', { nullable: true }),
+    error: t.field({ type: UploadErrorRef, nullable: true, resolve: (r) => r.error }),
+  }),
+});
+const BulkUploadResultRef = builder.objectRef<{ documents: DocumentDto[]; files: UploadReport[] }>('BulkUploadResult').implement({
+  fields: (t) => ({
+    documents: t.field({ type: [DocumentRef], resolve: (r) => r.documents }),
+    files: t.field({ type: [UploadReportRef], resolve: (r) => r.files }),
   }),
 });
 
@@ -37,6 +84,7 @@ const IngestUrlInput = builder.inputType('IngestUrlInput', {
     include: t.stringList(),
     exclude: t.stringList(),
     sitemap: t.boolean(),
+    recrawl: t.field({ type: RecrawlEnum }),
   }),
 });
 
@@ -65,6 +113,22 @@ builder.mutationFields((t) => ({
       return (await ingestUpload(svc, { kb_id: String(kbId), filename: file.name, bytes })).document;
     },
   }),
+  uploadDocuments: t.field({
+    type: BulkUploadResultRef,
+    description: 'Upload several files, or ZIP archives of files, in one request; each file is accepted or refused on its own',
+    args: { kbId: t.arg.id({ required: true }), files: t.arg({ type: ['File'], required: true }) },
+    resolve: async (_root, { kbId, files }, ctx) => {
+      const svc = await ctx.auth();
+      const { maxFiles } = svc.config.bulkUpload;
+      if (files.length > maxFiles) throw new AppError('invalid_input', `Upload at most ${maxFiles} files per request`, { field: 'files' });
+      const uploaded: UploadedFile[] = [];
+      for (const file of files) {
+        const tooLarge = file.size > svc.config.maxUploadBytes;
+        uploaded.push({ filename: file.name, bytes: tooLarge ? Buffer.alloc(0) : Buffer.from(await file.arrayBuffer()), tooLarge });
+      }
+      return ingestUploads(svc, { kb_id: String(kbId), files: uploaded });
+    },
+  }),
   ingestUrl: t.field({
     type: DocumentRef,
     args: { input: t.arg({ type: IngestUrlInput, required: true }) },
@@ -73,7 +137,7 @@ builder.mutationFields((t) => ({
         await ingestUrl(await ctx.auth(), {
           kb_id: String(input.kbId),
           url: input.url,
-          ...defined({ max_pages: input.maxPages, max_depth: input.maxDepth, include: input.include, exclude: input.exclude, sitemap: input.sitemap }),
+          ...defined({ max_pages: input.maxPages, max_depth: input.maxDepth, include: input.include, exclude: input.exclude, sitemap: input.sitemap, recrawl: input.recrawl }),
         })
       ).document,
   }),
@@ -81,6 +145,18 @@ builder.mutationFields((t) => ({
     type: builder.objectRef<{ success: boolean }>('DeleteDocumentResult').implement({ fields: (f) => ({ success: f.exposeBoolean('success') }) }),
     args: { kbId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
     resolve: async (_root, { kbId, id }, ctx) => deleteDocument(await ctx.auth(), { kb_id: String(kbId), id: String(id) }),
+  }),
+  recrawlDocument: t.field({
+    type: DocumentRef,
+    description: 'Re-crawl a URL document now; only changed pages are re-embedded',
+    args: { kbId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
+    resolve: async (_root, { kbId, id }, ctx) => (await recrawlNow(await ctx.auth(), { kb_id: String(kbId), id: String(id) })).document,
+  }),
+  setDocumentRecrawl: t.field({
+    type: DocumentRef,
+    args: { kbId: t.arg.id({ required: true }), id: t.arg.id({ required: true }), recrawl: t.arg({ type: RecrawlEnum, required: false }) },
+    resolve: async (_root, { kbId, id, recrawl }, ctx) =>
+      (await setRecrawl(await ctx.auth(), { kb_id: String(kbId), id: String(id), recrawl: recrawl ?? null })).document,
   }),
   reingestDocument: t.field({
     type: DocumentRef,

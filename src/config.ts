@@ -35,6 +35,13 @@ const ZEnv = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
   MAX_UPLOAD_BYTES: z.coerce.number().int().min(1).default(25 * 1024 * 1024),
   MAX_JSON_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  /** Bulk upload: files per request, bytes per request, and what a ZIP may inflate to. */
+  MAX_UPLOAD_FILES: z.coerce.number().int().min(1).max(10_000).default(100),
+  MAX_UPLOAD_REQUEST_BYTES: z.coerce.number().int().min(1).default(100 * 1024 * 1024),
+  ZIP_MAX_ENTRIES: z.coerce.number().int().min(1).default(1000),
+  ZIP_MAX_INFLATED_BYTES: z.coerce.number().int().min(1).default(200 * 1024 * 1024),
+  /** Scanned pages read by OCR per document at most (0 turns OCR off). */
+  OCR_MAX_PAGES: z.coerce.number().int().min(0).max(10_000).default(50),
   OPENAI_API_KEY: z.string().min(1).optional(),
   OPENAI_BASE_URL: z.string().url().optional(),
   OPENAI_MODEL: z.string().min(1).default('gpt-4o-mini'),
@@ -79,6 +86,8 @@ export type Config = Readonly<{
   rateLimitPerMinute: number;
   maxUploadBytes: number;
   maxJsonBytes: number;
+  bulkUpload: { maxFiles: number; maxRequestBytes: number; zipMaxEntries: number; zipMaxInflatedBytes: number };
+  ocrMaxPages: number;
   openai: { apiKey: string; baseURL?: string; model: string; embeddingModel: string; embeddingDimensions?: number } | null;
   sseHeartbeatMs: number;
   unstructured: { serverURL: string; apiKey?: string } | null;
@@ -121,6 +130,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
     maxJsonBytes: e.MAX_JSON_BYTES,
+    bulkUpload: {
+      maxFiles: e.MAX_UPLOAD_FILES,
+      maxRequestBytes: e.MAX_UPLOAD_REQUEST_BYTES,
+      zipMaxEntries: e.ZIP_MAX_ENTRIES,
+      zipMaxInflatedBytes: e.ZIP_MAX_INFLATED_BYTES,
+    },
+    ocrMaxPages: e.OCR_MAX_PAGES,
     openai: e.OPENAI_API_KEY
       ? {
           apiKey: e.OPENAI_API_KEY,

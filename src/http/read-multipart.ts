@@ -7,17 +7,27 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import busboy from 'busboy';
 import { AppError } from '../errors';
 
-export type MultipartFile = { field: string; filename: string; mimeType: string; bytes: Buffer };
+/** `tooLarge`: over maxFileBytes in a multi-file upload; its bytes are dropped and the caller reports it. */
+export type MultipartFile = { field: string; filename: string; mimeType: string; bytes: Buffer; tooLarge?: boolean };
 export type MultipartBody = { fields: Record<string, string>; files: MultipartFile[] };
 
-export async function readMultipart(request: Request, limits: { maxFileBytes: number; maxFiles?: number }): Promise<MultipartBody> {
+/**
+ * With maxFiles > 1 a file over maxFileBytes no longer fails the request (the others are still good):
+ * it comes back marked tooLarge. maxTotalBytes bounds the whole body (default: one file's limit).
+ */
+export async function readMultipart(
+  request: Request,
+  limits: { maxFileBytes: number; maxFiles?: number; maxTotalBytes?: number },
+): Promise<MultipartBody> {
+  const maxFiles = limits.maxFiles ?? 1;
+  const maxTotal = Math.max(limits.maxTotalBytes ?? limits.maxFileBytes, limits.maxFileBytes);
   const contentType = request.headers.get('content-type') ?? '';
   if (!/^multipart\/form-data\b/i.test(contentType)) {
     throw new AppError('unsupported_media_type', 'Upload the file as multipart/form-data with fields "file" and "kb_id"');
   }
   const declared = Number(request.headers.get('content-length') ?? NaN);
   // The multipart envelope adds a little; anything far beyond the limit is refused before reading.
-  if (Number.isFinite(declared) && declared > limits.maxFileBytes + 64 * 1024) throw tooLarge(limits.maxFileBytes);
+  if (Number.isFinite(declared) && declared > maxTotal + 64 * 1024) throw maxTotal > limits.maxFileBytes ? requestTooLarge(maxTotal) : tooLarge(limits.maxFileBytes);
   if (!request.body) throw new AppError('invalid_input', 'The request has no body', { field: 'file' });
 
   return new Promise<MultipartBody>((resolve, reject) => {
@@ -25,7 +35,7 @@ export async function readMultipart(request: Request, limits: { maxFileBytes: nu
     try {
       parser = busboy({
         headers: { 'content-type': contentType },
-        limits: { fileSize: limits.maxFileBytes, files: limits.maxFiles ?? 1, fields: 20, fieldSize: 64 * 1024 },
+        limits: { fileSize: limits.maxFileBytes, files: maxFiles, fields: 20, fieldSize: 64 * 1024 },
       });
     } catch {
       reject(new AppError('invalid_input', 'Malformed multipart/form-data body'));
@@ -34,6 +44,7 @@ export async function readMultipart(request: Request, limits: { maxFileBytes: nu
     const fields: Record<string, string> = {};
     const files: MultipartFile[] = [];
     let failed: AppError | null = null;
+    let received = 0;
     const fail = (err: AppError) => {
       failed ??= err;
     };
@@ -43,18 +54,30 @@ export async function readMultipart(request: Request, limits: { maxFileBytes: nu
     });
     parser.on('file', (field, stream, info) => {
       const parts: Buffer[] = [];
-      stream.on('data', (d: Buffer) => parts.push(d));
-      stream.on('limit', () => fail(tooLarge(limits.maxFileBytes)));
+      let over = false;
+      stream.on('data', (d: Buffer) => {
+        received += d.length;
+        if (received > maxTotal) fail(requestTooLarge(maxTotal));
+        if (!over) parts.push(d);
+      });
+      stream.on('limit', () => {
+        if (maxFiles === 1) fail(tooLarge(limits.maxFileBytes));
+        over = true;
+        parts.length = 0;
+      });
       // busboy errors the file stream too when the body ends mid-part; unhandled, that event would
       // stop the process. The parser's own 'error' below answers the request.
       stream.on('error', () => fail(new AppError('invalid_input', 'Malformed multipart/form-data body: it ends before its closing boundary')));
       stream.on('end', () => {
-        if (!(stream as { truncated?: boolean }).truncated) {
+        if (over) files.push({ field, filename: info.filename ?? '', mimeType: info.mimeType, bytes: Buffer.alloc(0), tooLarge: true });
+        else if (!(stream as { truncated?: boolean }).truncated) {
           files.push({ field, filename: info.filename ?? '', mimeType: info.mimeType, bytes: Buffer.concat(parts) });
         }
       });
     });
-    parser.on('filesLimit', () => fail(new AppError('invalid_input', 'Upload one file per request', { field: 'file' })));
+    parser.on('filesLimit', () =>
+      fail(new AppError('invalid_input', maxFiles === 1 ? 'Upload one file per request' : `Upload at most ${maxFiles} files per request`, { field: 'file' })),
+    );
     parser.on('error', () => reject(failed ?? new AppError('invalid_input', 'Malformed multipart/form-data body')));
     parser.on('finish', () => {
       if (failed) reject(failed);
@@ -64,6 +87,12 @@ export async function readMultipart(request: Request, limits: { maxFileBytes: nu
     const body = Readable.fromWeb(request.body as unknown as WebReadableStream<Uint8Array>);
     body.on('error', () => reject(new AppError('invalid_input', 'The upload was interrupted')));
     body.pipe(parser);
+  });
+}
+
+function requestTooLarge(max: number) {
+  return new AppError('payload_too_large', `The upload exceeds the request limit of ${Math.round(max / (1024 * 1024))} MB; send the files in several requests`, {
+    field: 'file',
   });
 }
 

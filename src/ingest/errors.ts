@@ -13,7 +13,8 @@ export type PermanentIngestCode =
   | 'docx_damaged'
   | 'no_text'
   | 'too_large'
-  | 'conversion_rejected';
+  | 'conversion_rejected'
+  | 'ocr_unavailable';
 
 export class PermanentIngestError extends Error {
   override readonly name = 'PermanentIngestError';

@@ -6,7 +6,7 @@
 import type { Config } from '../config';
 import { crawlSite } from './crawl/crawl-site';
 import { parseDocument } from './parse-document';
-import type { DocumentType, ParsedDocument } from './types';
+import type { DocumentType, ParsedDocument, ParseProgress } from './types';
 import { PermanentIngestError } from './errors';
 
 export type CrawlSettings = {
@@ -19,15 +19,21 @@ export type CrawlSettings = {
 
 export async function extractUpload(
   bytes: Uint8Array,
-  opts: { filename: string; type: DocumentType; config: Pick<Config, 'unstructured'> },
+  opts: { filename: string; type: DocumentType; config: Pick<Config, 'unstructured' | 'ocrMaxPages'>; onProgress?: ParseProgress },
 ): Promise<ParsedDocument> {
-  return parseDocument(bytes, { filename: opts.filename, type: opts.type, unstructured: opts.config.unstructured ?? undefined });
+  return parseDocument(bytes, {
+    filename: opts.filename,
+    type: opts.type,
+    unstructured: opts.config.unstructured ?? undefined,
+    onProgress: opts.onProgress,
+    ocrMaxPages: opts.config.ocrMaxPages,
+  });
 }
 
 export async function extractUrl(
   url: string,
   settings: CrawlSettings,
-  opts: { config: Pick<Config, 'crawlAllowPrivate'>; signal?: AbortSignal },
+  opts: { config: Pick<Config, 'crawlAllowPrivate'>; signal?: AbortSignal; onProgress?: ParseProgress },
 ): Promise<ParsedDocument> {
   const result = await crawlSite({
     url,
@@ -38,6 +44,8 @@ export async function extractUrl(
     useSitemap: settings.sitemap,
     allowPrivate: opts.config.crawlAllowPrivate,
     signal: opts.signal,
+    // The page budget is the only total known up front; a smaller site just finishes early.
+    onPage: (count) => opts.onProgress?.({ stage: 'parsing', done: count, total: settings.max_pages, unit: 'pages' }),
   });
   const sections = result.pages.flatMap((page) =>
     page.sections.map((s) => ({ text: s.text, headingPath: page.title ? [page.title, ...s.headingPath.filter((h) => h !== page.title)] : s.headingPath, url: page.url })),

@@ -11,7 +11,7 @@ import { parseMarkdown } from './parse-markdown';
 import { parsePdf } from './parse-pdf';
 import { parseTxt } from './parse-txt';
 import { parseWithUnstructured, type UnstructuredOptions } from './parse-unstructured';
-import type { DocumentType, ParsedDocument } from './types';
+import type { DocumentType, ParsedDocument, ParseProgress } from './types';
 
 export interface ParseDocumentOptions {
   filename: string;
@@ -21,6 +21,9 @@ export interface ParseDocumentOptions {
   unstructured?: UnstructuredOptions;
   /** Address of a crawled page (type 'html'). */
   url?: string;
+  onProgress?: ParseProgress;
+  /** Scanned PDF pages read by OCR per document, at most (0 or absent: none). */
+  ocrMaxPages?: number;
 }
 
 export async function parseDocument(bytes: Uint8Array, options: ParseDocumentOptions): Promise<ParsedDocument> {
@@ -38,7 +41,7 @@ async function parseAs(bytes: Uint8Array, options: ParseDocumentOptions): Promis
   }
   switch (type) {
     case 'pdf':
-      return parsePdf(bytes);
+      return parsePdf(bytes, { onProgress: options.onProgress, ocrMaxPages: options.ocrMaxPages });
     case 'docx':
       return parseDocx(bytes);
     case 'md':

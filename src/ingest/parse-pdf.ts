@@ -6,10 +6,11 @@
  *
  * Pages are read one at a time and released, so memory stays flat on long documents.
  */
-import { getDocumentProxy } from 'unpdf';
+import { getDocumentProxy, getResolvedPDFJS } from 'unpdf';
+import { ocrPdfPages } from './ocr';
 import { PermanentIngestError } from './errors';
 import { cleanText, usableTitle } from './normalize';
-import type { ParsedDocument, ParsedSection } from './types';
+import type { ParsedDocument, ParsedSection, ParseProgress } from './types';
 
 type PdfDocument = Awaited<ReturnType<typeof getDocumentProxy>>;
 
@@ -300,7 +301,40 @@ async function openPdf(bytes: Uint8Array): Promise<PdfDocument> {
   }
 }
 
-export async function parsePdf(bytes: Uint8Array): Promise<ParsedDocument> {
+export interface ParsePdfOptions {
+  onProgress?: ParseProgress;
+  /** Pages without a text layer but with images are read by OCR, at most this many (0: never). */
+  ocrMaxPages?: number;
+}
+
+// An OCR'd page is kept from this many letters/digits: a scan may hold a single word.
+const MIN_CHARS_FOR_OCR_PAGE = 3;
+
+async function paintsImages(page: { getOperatorList(): Promise<{ fnArray: number[] }> }): Promise<boolean> {
+  const { OPS } = await getResolvedPDFJS();
+  const images = new Set<number>([
+    OPS.paintImageXObject,
+    OPS.paintImageXObjectRepeat,
+    OPS.paintInlineImageXObject,
+    OPS.paintInlineImageXObjectGroup,
+    OPS.paintImageMaskXObject,
+    OPS.paintImageMaskXObjectGroup,
+    OPS.paintImageMaskXObjectRepeat,
+  ]);
+  const ops = await page.getOperatorList();
+  return ops.fnArray.some((fn) => images.has(fn));
+}
+
+/** OCR text as paragraphs (tesseract separates blocks by blank lines), top to bottom. */
+function ocrParagraphs(text: string): Paragraph[] {
+  const blocks = cleanText(text)
+    .split(/\n\s*\n/)
+    .map((b) => b.replace(/\s*\n\s*/g, ' ').replace(/\s+/g, ' ').trim())
+    .filter((b) => /[\p{L}\p{N}]/u.test(b));
+  return blocks.map((b, i) => ({ text: b, y: 10_000 - i, size: 10 }));
+}
+
+export async function parsePdf(bytes: Uint8Array, options: ParsePdfOptions = {}): Promise<ParsedDocument> {
   const pdf = await openPdf(bytes);
   try {
     const outline = await readOutline(pdf);
@@ -320,11 +354,13 @@ export async function parsePdf(bytes: Uint8Array): Promise<ParsedDocument> {
     let textPages = 0;
     let failedPages = 0;
     let textChars = 0;
+    const ocrMax = options.ocrMaxPages ?? 0;
+    const scanned: number[] = [];
     for (let pageNumber = 1; pageNumber <= pdf.numPages; pageNumber++) {
+      options.onProgress?.({ stage: 'parsing', done: pageNumber - 1, total: pdf.numPages, unit: 'pages' });
       try {
         const page = await pdf.getPage(pageNumber);
         const content = await page.getTextContent();
-        page.cleanup();
         const paragraphs = buildParagraphs(buildLines(content.items));
         pages.push(paragraphs);
         const pageText = paragraphs.map((p) => p.text).join(' ');
@@ -333,11 +369,28 @@ export async function parsePdf(bytes: Uint8Array): Promise<ParsedDocument> {
           throw new PermanentIngestError('too_large', 'The PDF has more text than can be processed (over 50 million characters).');
         }
         if (countMatches(pageText, /[\p{L}\p{N}]/gu) >= MIN_CHARS_FOR_TEXT_PAGE) textPages++;
+        // Only a page that shows an image can be a scan; a blank page is left alone.
+        else if (await paintsImages(page).catch(() => false)) scanned.push(pageNumber);
+        page.cleanup();
       } catch (err) {
         if (err instanceof PermanentIngestError) throw err;
         if (errorName(err) === 'PasswordException') throw passwordProtected(err);
         failedPages++;
         pages.push([]);
+      }
+    }
+
+    const ocrPages: number[] = [];
+    if (scanned.length > 0 && ocrMax > 0) {
+      const chosen = scanned.slice(0, ocrMax);
+      options.onProgress?.({ stage: 'ocr', done: 0, total: chosen.length, unit: 'pages' });
+      const read = await ocrPdfPages(bytes, chosen, (done) => options.onProgress?.({ stage: 'ocr', done, total: chosen.length, unit: 'pages' }));
+      for (const { page, text } of read) {
+        const paragraphs = ocrParagraphs(text);
+        if (countMatches(paragraphs.map((p) => p.text).join(' '), /[\p{L}\p{N}]/gu) < MIN_CHARS_FOR_OCR_PAGE) continue;
+        pages[page - 1] = paragraphs;
+        ocrPages.push(page);
+        textPages++;
       }
     }
 
@@ -360,12 +413,18 @@ export async function parsePdf(bytes: Uint8Array): Promise<ParsedDocument> {
 
     if (failedPages === pdf.numPages) throw damaged();
     if (textPages === 0) {
-      throw new PermanentIngestError('no_text', 'The PDF has no extractable text (scanned document?).');
+      const why =
+        scanned.length === 0
+          ? ''
+          : ocrMax === 0
+            ? ' OCR is turned off (OCR_MAX_PAGES=0).'
+            : ' OCR found no readable text on its scanned pages.';
+      throw new PermanentIngestError('no_text', `The PDF has no extractable text (scanned document?).${why}`);
     }
 
     const info = (await pdf.getMetadata().catch(() => undefined))?.info as { Title?: unknown } | undefined;
     const title = usableTitle(info?.Title) ?? (outline.length === 1 ? usableTitle(outline[0]!.path[0]) : undefined);
-    return { ...(title ? { title } : {}), pages: pdf.numPages, sections };
+    return { ...(title ? { title } : {}), pages: pdf.numPages, sections, ...(ocrPages.length > 0 ? { ocrPages } : {}) };
   } finally {
     await pdf.destroy();
   }

@@ -20,10 +20,15 @@ export interface ParsedSection {
   url?: string;
 }
 
+/** Progress of the stage a parser is in; the ingestion job throttles the writes. */
+export type ParseProgress = (update: { stage: 'parsing' | 'ocr'; done: number; total: number; unit: 'pages' }) => void;
+
 export interface ParsedDocument {
   title?: string;
   pages?: number;
   sections: ParsedSection[];
+  /** Pages whose text was read by OCR (1-based). */
+  ocrPages?: number[];
 }
 
 export interface Chunk {

@@ -9,6 +9,8 @@ import type { Database } from '../../db/types';
 export const JOB_PAYLOADS = {
   documents__ingest: z.object({ document_id: z.string() }),
   kbs__reembed: z.object({ kb_id: z.string() }),
+  documents__recrawl: z.object({ document_id: z.string() }),
+  documents__recrawl_due: z.object({}).passthrough(),
 } as const;
 
 export type JobName = keyof typeof JOB_PAYLOADS;

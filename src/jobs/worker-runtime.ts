@@ -3,7 +3,7 @@
  * PGlite session, so prepared statement names would collide: noPreparedStatements is mandatory there.
  */
 import { EventEmitter } from 'node:events';
-import { Logger as WorkerLogger, run, type Runner, type WorkerEvents } from 'graphile-worker';
+import { Logger as WorkerLogger, parseCronItems, run, type Runner, type WorkerEvents } from 'graphile-worker';
 import { randomBase62 } from '../ids';
 import type { Logger } from '../logger';
 import type { Runtime } from '../runtime';
@@ -17,6 +17,8 @@ function workerLogger(logger: Logger) {
     logger[method]({ worker: scope, ...meta }, message);
   });
 }
+
+export const RECRAWL_CRON = parseCronItems([{ task: 'documents__recrawl_due', match: '*/10 * * * *', identifier: 'documents__recrawl_due' }]);
 
 export async function startWorker(runtime: Runtime, opts: { pollInterval?: number } = {}): Promise<Runner> {
   const { config, logger, database } = runtime;
@@ -34,6 +36,8 @@ export async function startWorker(runtime: Runtime, opts: { pollInterval?: numbe
     noPreparedStatements: database.mode !== 'postgres',
     pollInterval: opts.pollInterval ?? 2000,
     logger: workerLogger(logger.child({ component: 'worker' })),
+    // Scheduled re-crawls: every 10 minutes the documents whose next_crawl_at has passed are queued.
+    parsedCronItems: RECRAWL_CRON,
   });
   // The embedded database has one process, which frees dead workers' locks when it starts.
   if (database.mode !== 'postgres') return runner;

@@ -48,7 +48,7 @@ export function createRestApi(deps: HttpDeps) {
 
   registerKbRoutes(app);
   registerDocumentRoutes(app);
-  registerIngestRoutes(app, deps.config.maxUploadBytes);
+  registerIngestRoutes(app, deps.config.maxUploadBytes, deps.config.bulkUpload);
   registerRagRoutes(app);
 
   registerWidgetDocs(app);

@@ -4,9 +4,11 @@ import { AppError } from '../errors';
 import { deleteDocument } from '../services/documents/delete-document';
 import { getDocument, ZDocumentRef } from '../services/documents/get-document';
 import { ingestUpload } from '../services/documents/ingest-upload';
+import { ingestUploads } from '../services/documents/ingest-uploads';
 import { ingestUrl, ZIngestUrlInput } from '../services/documents/ingest-url';
 import { listDocuments, ZListDocumentsInput } from '../services/documents/list-documents';
 import { reingestDocument } from '../services/documents/reingest-document';
+import { recrawlNow, setRecrawl, ZSetRecrawlInput } from '../services/documents/recrawl-document';
 import { createKb, ZCreateKbInput } from '../services/kbs/create-kb';
 import { deleteKb } from '../services/kbs/delete-kb';
 import { getKb, ZKbRef } from '../services/kbs/get-kb';
@@ -50,6 +52,8 @@ export const appRouter = router({
     get: authedProcedure.input(ZDocumentRef).query(({ ctx, input }) => getDocument(ctx.svc, input)),
     delete: authedProcedure.input(ZDocumentRef).mutation(({ ctx, input }) => deleteDocument(ctx.svc, input)),
     reingest: authedProcedure.input(ZDocumentRef).mutation(({ ctx, input }) => reingestDocument(ctx.svc, input)),
+    recrawl: authedProcedure.input(ZDocumentRef).mutation(({ ctx, input }) => recrawlNow(ctx.svc, input)),
+    setRecrawl: authedProcedure.input(ZSetRecrawlInput).mutation(({ ctx, input }) => setRecrawl(ctx.svc, input)),
     ingestUrl: authedProcedure.input(ZIngestUrlInput).mutation(({ ctx, input }) => ingestUrl(ctx.svc, input)),
     /** FormData with `file` and `kb_id`, like REST's multipart upload. */
     upload: authedProcedure.input(z.instanceof(FormData)).mutation(async ({ ctx, input }) => {
@@ -60,6 +64,21 @@ export const appRouter = router({
       if (file.size > ctx.svc.config.maxUploadBytes) throw new AppError('payload_too_large', 'The file exceeds the upload limit', { field: 'file' });
       const filename = file instanceof File ? file.name : 'upload';
       return ingestUpload(ctx.svc, { kb_id: kbId, filename, bytes: Buffer.from(await file.arrayBuffer()) });
+    }),
+    /** FormData with repeated `file` entries (documents or ZIPs) and `kb_id`: `{documents, files}`. */
+    uploadMany: authedProcedure.input(z.instanceof(FormData)).mutation(async ({ ctx, input }) => {
+      const kbId = input.get('kb_id');
+      if (typeof kbId !== 'string' || !kbId) throw new AppError('invalid_input', '"kb_id" is required', { field: 'kb_id' });
+      const blobs = input.getAll('file').filter((f): f is File => f instanceof Blob);
+      const { maxFiles } = ctx.svc.config.bulkUpload;
+      if (blobs.length > maxFiles) throw new AppError('invalid_input', `Upload at most ${maxFiles} files per request`, { field: 'file' });
+      const files = await Promise.all(
+        blobs.map(async (f) => {
+          const tooLarge = f.size > ctx.svc.config.maxUploadBytes;
+          return { filename: f.name || 'upload', bytes: tooLarge ? Buffer.alloc(0) : Buffer.from(await f.arrayBuffer()), tooLarge };
+        }),
+      );
+      return ingestUploads(ctx.svc, { kb_id: kbId, files });
     }),
   }),
 });

@@ -3,6 +3,7 @@
  * interlinked pages) on 127.0.0.1:0, plus test-only routes under /extra/ and a configurable
  * robots.txt / sitemap. Every request is logged so tests can assert what was (not) fetched.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -31,6 +32,10 @@ export interface FixtureServer {
   port: number;
   /** Request paths (with query) in arrival order. */
   requests: string[];
+  /** Site pages replaced (HTML) or removed (null) by path, e.g. '/pcre2api.html'; may change any time. */
+  overrides: Map<string, string | null>;
+  /** Paths answered 304 Not Modified to a matching If-None-Match. */
+  notModified: string[];
   close(): Promise<void>;
 }
 
@@ -78,6 +83,8 @@ function sitemapXml(origin: string, files: string[]): string {
 
 export async function startFixtureServer(options: FixtureOptions = {}): Promise<FixtureServer> {
   const requests: string[] = [];
+  const overrides = new Map<string, string | null>();
+  const notModified: string[] = [];
   const sockets = new Set<import('node:net').Socket>();
   const timers = new Set<NodeJS.Timeout>();
   let origin = '';
@@ -210,12 +217,21 @@ export async function startFixtureServer(options: FixtureOptions = {}): Promise<
     const file = path === '/' ? 'index.html' : decodeURIComponent(path.slice(1));
     if (file.includes('/') || file.startsWith('.')) return send(404, 'text/plain', 'not found');
     let body: Buffer;
+    const override = overrides.get(`/${file}`);
+    if (override === null) return send(404, 'text/html', page('Not found', '<p>nothing here</p>'));
     try {
-      body = readFileSync(join(SITE_DIR, file));
+      body = override !== undefined ? Buffer.from(override) : readFileSync(join(SITE_DIR, file));
     } catch {
       return send(404, 'text/html', page('Not found', '<p>nothing here</p>'));
     }
-    return send(200, TYPES[extname(file)] ?? 'application/octet-stream', body);
+    // Site pages carry an ETag (of their bytes) and honour If-None-Match, like a real web server.
+    const etag = `"${createHash('sha1').update(body).digest('hex')}"`;
+    if (req.headers['if-none-match'] === etag) {
+      notModified.push(path);
+      res.writeHead(304, { etag });
+      return void res.end();
+    }
+    return send(200, TYPES[extname(file)] ?? 'application/octet-stream', body, { etag });
   };
 
   const server: Server = createServer(handler);
@@ -230,6 +246,8 @@ export async function startFixtureServer(options: FixtureOptions = {}): Promise<
     origin,
     port,
     requests,
+    overrides,
+    notModified,
     close: () =>
       new Promise<void>((ok) => {
         for (const timer of timers) clearTimeout(timer);

@@ -62,6 +62,19 @@ export interface CrawlSiteOptions {
   /** Parallel requests. Default 4, capped at 16; forced to 1 when robots.txt sets a Crawl-delay. */
   maxConcurrency?: number;
   signal?: AbortSignal;
+  /** Called with the number of pages gathered so far, after each one. */
+  onPage?: (count: number) => void;
+  /**
+   * Pages of the previous crawl by URL: asked for conditionally (If-None-Match/If-Modified-Since);
+   * a 304 returns the page as notModified, and its stored links keep the crawl going past it.
+   */
+  known?: Map<string, KnownPage>;
+}
+
+export interface KnownPage {
+  etag?: string | null;
+  lastModified?: string | null;
+  links: string[];
 }
 
 export interface CrawledSection {
@@ -81,6 +94,12 @@ export interface CrawledPage {
   /** Link hops from the start URL (shortest known path). */
   depth: number;
   contentType: 'html' | 'text';
+  etag?: string;
+  lastModified?: string;
+  /** Answered 304 to a conditional request: unchanged since the previous crawl (no sections). */
+  notModified?: boolean;
+  /** Same-site links found on the page (kept so a later 304 can still be crawled past). */
+  links: string[];
 }
 
 export type SkipReason = CrawlErrorCode | 'duplicate' | 'noindex' | 'empty';
@@ -133,7 +152,7 @@ export const CRAWL_LIMITS = Object.freeze({
 const MIB = 1024 * 1024;
 const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
 
-type ResolvedOptions = Required<Omit<CrawlSiteOptions, 'signal'>> & { signal?: AbortSignal };
+type ResolvedOptions = Required<Omit<CrawlSiteOptions, 'signal' | 'onPage' | 'known'>> & Pick<CrawlSiteOptions, 'signal' | 'onPage' | 'known'>;
 
 function bounded(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
@@ -167,6 +186,8 @@ function resolveOptions(options: CrawlSiteOptions): ResolvedOptions {
     userAgent: options.userAgent?.trim() || d.userAgent,
     maxConcurrency: bounded('maxConcurrency', options.maxConcurrency, d.maxConcurrency, 1, l.maxConcurrency),
     signal: options.signal,
+    onPage: options.onPage,
+    known: options.known,
   };
 }
 
@@ -256,7 +277,15 @@ export async function crawlSite(options: CrawlSiteOptions, hooks: CrawlTestHooks
   const pageByKey = new Map<string, CrawledPage>();
   const finalKeys = new Set<string>();
 
-  type NewRequest = { url: string; uniqueKey: string; userData: { depth: number; start?: boolean } };
+  type NewRequest = { url: string; uniqueKey: string; userData: { depth: number; start?: boolean; known?: boolean }; headers?: Record<string, string> };
+  const withConditional = (request: NewRequest): NewRequest => {
+    const known = o.known?.get(request.url);
+    if (!known || (!known.etag && !known.lastModified)) return request;
+    const headers: Record<string, string> = {};
+    if (known.etag) headers['if-none-match'] = known.etag;
+    if (known.lastModified) headers['if-modified-since'] = known.lastModified;
+    return { ...request, headers, userData: { ...request.userData, known: true } };
+  };
   const relax = async (candidates: URL[], depth: number): Promise<NewRequest[]> => {
     const batch: NewRequest[] = [];
     const work: Array<[URL, number]> = candidates.map((url) => [url, depth]);
@@ -282,7 +311,7 @@ export async function crawlSite(options: CrawlSiteOptions, hooks: CrawlTestHooks
         continue;
       }
       enqueued.add(key);
-      batch.push({ url: url.href, uniqueKey: key, userData: { depth: d } });
+      batch.push(withConditional({ url: url.href, uniqueKey: key, userData: { depth: d } }));
     }
     return batch;
   };
@@ -322,7 +351,7 @@ export async function crawlSite(options: CrawlSiteOptions, hooks: CrawlTestHooks
 
     depthOf.set(startKey, 0);
     enqueued.add(startKey);
-    const initial: NewRequest[] = [{ url: startUrl.href, uniqueKey: startKey, userData: { depth: 0, start: true } }];
+    const initial: NewRequest[] = [withConditional({ url: startUrl.href, uniqueKey: startKey, userData: { depth: 0, start: true } })];
 
     // Sitemap entries under the start URL's directory, fetched while the start page loads and queued
     // only once it succeeded (so a failing start URL costs one request, and the start page comes first).
@@ -382,6 +411,7 @@ export async function crawlSite(options: CrawlSiteOptions, hooks: CrawlTestHooks
             // Decide on status and type from the headers, before any body byte is read.
             const status = response.statusCode ?? 0;
             const url = (response as { url?: string }).url ?? request.url;
+            if (status === 304 && request.userData.known === true) return;
             if (status >= 400 || status < 200 || status >= 300) {
               response.destroy();
               throw status >= 400 ? httpStatusError(status, url) : new CrawlPermanentError('http_status', `${url} answered HTTP ${status}`, { url, status });
@@ -400,6 +430,29 @@ export async function crawlSite(options: CrawlSiteOptions, hooks: CrawlTestHooks
           if (isStart) scope.adopt(finalUrl);
           const key = request.uniqueKey;
           const finalKey = scope.key(finalUrl);
+          if (response.statusCode === 304 && request.userData.known === true) {
+            // Unchanged since the last crawl: keep the page, follow the links it had then.
+            if (isStart) startDone = true;
+            finalKeys.add(finalKey);
+            const links = o.known?.get(request.url)?.links ?? [];
+            const depth = depthOf.get(key) ?? Number(request.userData.depth ?? 0);
+            outlinksOf.set(key, links);
+            if (pages.length < o.maxPages) {
+              const page: CrawledPage = { url: request.url, title: '', sections: [], bytes: 0, depth, contentType: 'html', notModified: true, links };
+              pages.push(page);
+              o.onPage?.(pages.length);
+              pageByKey.set(key, page);
+              if (pages.length >= o.maxPages) stop('max_pages');
+            }
+            if (stopReason) return;
+            const next = depth < o.maxDepth ? await relax(links.map((h) => new URL(h)), depth + 1) : [];
+            if (next.length > 0 && !stopReason) await crawler!.addRequests(next);
+            if (isStart) {
+              const seeds = await relax((await sitemapSeeds).map((url) => scope.normalize(url)), 1);
+              if (seeds.length > 0 && !stopReason) await crawler!.addRequests(seeds);
+            }
+            return;
+          }
           if (finalKeys.has(finalKey)) {
             if (isStart) startDone = true;
             skip(request.url, 'duplicate', `same page as ${finalUrl.href}`);
@@ -435,8 +488,12 @@ export async function crawlSite(options: CrawlSiteOptions, hooks: CrawlTestHooks
               bytes: bytes.length,
               depth,
               contentType: kind,
+              links: hrefs,
+              ...(typeof response.headers.etag === 'string' ? { etag: response.headers.etag } : {}),
+              ...(typeof response.headers['last-modified'] === 'string' ? { lastModified: response.headers['last-modified'] } : {}),
             };
             pages.push(page);
+            o.onPage?.(pages.length);
             pageByKey.set(key, page);
             pageByKey.set(finalKey, page);
             if (pages.length >= o.maxPages) stop('max_pages');

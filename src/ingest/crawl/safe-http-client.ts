@@ -49,6 +49,8 @@ export interface FetchOptions {
   maxRedirects?: number;
   accept?: string;
   canFollowRedirect?: RedirectGuard | null;
+  /** If-None-Match / If-Modified-Since for a re-crawl (first hop only). */
+  conditional?: { etag?: string; lastModified?: string };
 }
 
 export interface FetchedResource {
@@ -167,7 +169,9 @@ export class SafeHttpClient implements BaseHttpClient {
 
   /** BaseHttpClient: used by Crawlee's HttpCrawler for every page. */
   async stream(request: HttpRequest): Promise<StreamingHttpResponse> {
-    const opened = await this.open(request.url, {});
+    const h = (request.headers ?? {}) as Record<string, string | undefined>;
+    const conditional = { etag: h['if-none-match'], lastModified: h['if-modified-since'] };
+    const opened = await this.open(request.url, { conditional });
     const { body } = opened;
     const result = {
       stream: body,
@@ -217,7 +221,8 @@ export class SafeHttpClient implements BaseHttpClient {
       const redirectUrls: URL[] = [];
       for (;;) {
         control.throwIfFailed();
-        const response = await this.requestOnce(current, fetchOptions.accept ?? DEFAULT_ACCEPT, control);
+        const conditional = redirectUrls.length === 0 ? fetchOptions.conditional : undefined;
+        const response = await this.requestOnce(current, fetchOptions.accept ?? DEFAULT_ACCEPT, control, conditional);
         const location = headerValue(response.headers.location);
         if (REDIRECT_STATUSES.has(response.statusCode ?? 0) && location) {
           response.resume();
@@ -248,7 +253,7 @@ export class SafeHttpClient implements BaseHttpClient {
     }
   }
 
-  private requestOnce(url: URL, accept: string, control: RequestControl): Promise<IncomingMessage> {
+  private requestOnce(url: URL, accept: string, control: RequestControl, conditional?: FetchOptions['conditional']): Promise<IncomingMessage> {
     const secure = url.protocol === 'https:';
     return new Promise((resolve, reject) => {
       const request = (secure ? https : http).request({
@@ -263,6 +268,8 @@ export class SafeHttpClient implements BaseHttpClient {
           'user-agent': this.options.userAgent,
           accept,
           'accept-encoding': 'gzip, deflate, br',
+          ...(conditional?.etag ? { 'if-none-match': conditional.etag } : {}),
+          ...(conditional?.lastModified ? { 'if-modified-since': conditional.lastModified } : {}),
         },
       });
       request.once('response', resolve);

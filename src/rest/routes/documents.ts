@@ -5,6 +5,7 @@ import { ZDocument } from '../../services/documents/document-dto';
 import { getDocument } from '../../services/documents/get-document';
 import { listDocuments, MAX_DOCUMENT_PAGE } from '../../services/documents/list-documents';
 import { reingestDocument } from '../../services/documents/reingest-document';
+import { recrawlNow, setRecrawl, ZRecrawl } from '../../services/documents/recrawl-document';
 import type { HonoEnv } from '../hono-env';
 import { errorResponses, security } from '../openapi';
 
@@ -69,6 +70,38 @@ export function registerDocumentRoutes(app: OpenAPIHono<HonoEnv>) {
     async (c) => {
       const { id, docId } = c.req.valid('param');
       return c.json(await deleteDocument(c.var.svc, { kb_id: id, id: docId }), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/kbs/{id}/documents/{docId}/recrawl',
+      tags: ['Documents'],
+      summary: 'Re-crawl a URL document now (only changed pages are re-embedded; it stays answerable)',
+      security,
+      request: { params: ZDocParams },
+      responses: { 202: { description: 'Queued', content: { 'application/json': { schema: One } } }, ...errorResponses(400, 404) },
+    }),
+    async (c) => {
+      const { id, docId } = c.req.valid('param');
+      return c.json(await recrawlNow(c.var.svc, { kb_id: id, id: docId }), 202);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'patch',
+      path: '/kbs/{id}/documents/{docId}',
+      tags: ['Documents'],
+      summary: "Change a URL document's re-crawl schedule (daily, weekly or null)",
+      security,
+      request: { params: ZDocParams, body: { required: true, content: { 'application/json': { schema: z.object({ recrawl: ZRecrawl }).strict() } } } },
+      responses: { 200: { description: 'The document', content: { 'application/json': { schema: One } } }, ...errorResponses(400, 404) },
+    }),
+    async (c) => {
+      const { id, docId } = c.req.valid('param');
+      return c.json(await setRecrawl(c.var.svc, { kb_id: id, id: docId, recrawl: c.req.valid('json').recrawl }), 200);
     },
   );
 

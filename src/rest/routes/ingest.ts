@@ -4,21 +4,26 @@ import { AppError } from '../../errors';
 import { readMultipart } from '../../http/read-multipart';
 import { ZDocument } from '../../services/documents/document-dto';
 import { ingestUpload } from '../../services/documents/ingest-upload';
+import { ingestUploads, isSingleDocumentUpload, ZUploadReport } from '../../services/documents/ingest-uploads';
 import { ingestUrl, ZIngestUrlInput } from '../../services/documents/ingest-url';
 import type { HonoEnv } from '../hono-env';
 import { errorResponses, security } from '../openapi';
 
 const Accepted = z.object({ document: ZDocument });
+const AcceptedMany = z.object({ documents: z.array(ZDocument), files: z.array(ZUploadReport) });
 
-export function registerIngestRoutes(app: OpenAPIHono<HonoEnv>, maxUploadBytes: number) {
+export function registerIngestRoutes(app: OpenAPIHono<HonoEnv>, maxUploadBytes: number, bulk: { maxFiles: number; maxRequestBytes: number }) {
   // Documented through the registry but handled by a plain route: the route validator would read the
   // whole body before the handler, and the size limit must apply while the upload streams in.
   app.openAPIRegistry.registerPath({
     method: 'post',
     path: '/ingest/upload',
     tags: ['Documents'],
-    summary: 'Upload a PDF, DOCX, TXT or MD file for ingestion',
-    description: `multipart/form-data with \`file\` and \`kb_id\`. The type is detected from the content. Limit ${Math.round(maxUploadBytes / 1048576)} MB.`,
+    summary: 'Upload PDF, DOCX, TXT or MD files (or a ZIP of them) for ingestion',
+    description:
+      `multipart/form-data with \`kb_id\` and one or more \`file\` parts. The type is detected from the content. Limit ${Math.round(maxUploadBytes / 1048576)} MB per file, ` +
+      `${bulk.maxFiles} files and ${Math.round(bulk.maxRequestBytes / 1048576)} MB per request. One document file answers \`{document}\`; several files or a ZIP answer ` +
+      '`{documents, files}` where `files` reports each file as accepted, refused (with the reason) or skipped.',
     security,
     request: {
       body: {
@@ -31,17 +36,26 @@ export function registerIngestRoutes(app: OpenAPIHono<HonoEnv>, maxUploadBytes: 
       },
     },
     responses: {
-      202: { description: 'Accepted; ingestion runs in the background', content: { 'application/json': { schema: Accepted } } },
+      202: { description: 'Accepted; ingestion runs in the background', content: { 'application/json': { schema: z.union([Accepted, AcceptedMany]) } } },
       ...errorResponses(400, 403, 404, 413, 415),
     },
   });
   app.post('/ingest/upload', async (c) => {
-    const { fields, files } = await readMultipart(c.req.raw, { maxFileBytes: maxUploadBytes });
-    const file = files.find((f) => f.field === 'file');
-    if (!file) throw new AppError('invalid_input', '"file" is required', { field: 'file' });
+    const { fields, files: parts } = await readMultipart(c.req.raw, {
+      maxFileBytes: maxUploadBytes,
+      maxFiles: bulk.maxFiles,
+      maxTotalBytes: bulk.maxRequestBytes,
+    });
+    const files = parts.filter((f) => f.field === 'file');
+    if (files.length === 0) throw new AppError('invalid_input', '"file" is required', { field: 'file' });
     if (!fields.kb_id) throw new AppError('invalid_input', '"kb_id" is required', { field: 'kb_id' });
-    const result = await ingestUpload(c.var.svc, { kb_id: fields.kb_id, filename: file.filename, bytes: file.bytes });
-    return c.json(result, 202);
+    if (files.length === 1 && files[0]!.tooLarge) {
+      throw new AppError('payload_too_large', `The file exceeds the upload limit of ${Math.round(maxUploadBytes / (1024 * 1024))} MB`, { field: 'file' });
+    }
+    if (isSingleDocumentUpload(files)) {
+      return c.json(await ingestUpload(c.var.svc, { kb_id: fields.kb_id, filename: files[0]!.filename, bytes: files[0]!.bytes }), 202);
+    }
+    return c.json(await ingestUploads(c.var.svc, { kb_id: fields.kb_id, files }), 202);
   });
 
   app.openapi(

@@ -19,6 +19,7 @@ export type NewDocument = {
   contentType: string | null;
   bytes?: Buffer;
   crawlOptions?: Record<string, unknown>;
+  recrawl?: 'daily' | 'weekly' | null;
 };
 
 export const ingestJobKey = (documentId: string) => `ingest:${documentId}`;
@@ -51,6 +52,7 @@ export async function createDocument(ctx: ServiceContext, doc: NewDocument): Pro
         size_bytes: doc.bytes?.length ?? null,
         status: 'processing',
         crawl_options: doc.crawlOptions ? JSON.stringify(doc.crawlOptions) : null,
+        recrawl: doc.recrawl ?? null,
         created_at: now,
         updated_at: now,
       })

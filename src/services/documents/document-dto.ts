@@ -12,6 +12,17 @@ export const ZDocument = z.object({
   error: z.string().nullable(),
   size_bytes: z.number().int().nullable(),
   pages: z.number().int().nullable(),
+  /** What a processing document is doing; null once it is ready or failed. */
+  stage: z.enum(['parsing', 'ocr', 'chunking', 'embedding']).nullable(),
+  /** How far the stage has got (pages or chunks); null when the stage has no count. */
+  progress: z.object({ done: z.number().int(), total: z.number().int(), unit: z.enum(['pages', 'chunks']) }).nullable(),
+  /** Pages whose text was read by OCR (scans); empty when the text came from the file itself. */
+  ocr_pages: z.array(z.number().int()),
+  /** URL documents: re-crawl schedule, when the last crawl ran, what it changed, when the next runs. */
+  recrawl: z.enum(['daily', 'weekly']).nullable(),
+  last_crawled_at: z.string().nullable(),
+  next_crawl_at: z.string().nullable(),
+  last_crawl_changes: z.object({ added: z.number().int(), changed: z.number().int(), removed: z.number().int(), unchanged: z.number().int() }).nullable(),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -29,6 +40,16 @@ export function toDocumentDto(d: DocumentRow): DocumentDto {
     error: d.error,
     size_bytes: d.size_bytes,
     pages: d.pages,
+    stage: d.stage,
+    progress:
+      d.stage !== null && d.progress_total !== null && d.progress_unit !== null
+        ? { done: d.progress_done ?? 0, total: d.progress_total, unit: d.progress_unit }
+        : null,
+    ocr_pages: d.ocr_pages ?? [],
+    recrawl: d.recrawl ?? null,
+    last_crawled_at: d.last_crawled_at?.toISOString() ?? null,
+    next_crawl_at: d.next_crawl_at?.toISOString() ?? null,
+    last_crawl_changes: d.last_crawl_changes ?? null,
     created_at: d.created_at.toISOString(),
     updated_at: d.updated_at.toISOString(),
   };

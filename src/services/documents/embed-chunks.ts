@@ -1,6 +1,7 @@
 import type { EmbeddingProvider } from '../../ai/embeddings/types';
 import { chunkContext } from '../../ingest/document-title';
 import type { Chunk } from '../../ingest/types';
+import type { ReportProgress } from './progress';
 import type { EmbeddedChunk } from './store-chunks';
 
 /**
@@ -13,7 +14,16 @@ export function embeddingText(chunk: Pick<Chunk, 'headingPath' | 'text'>, title?
   return context ? `${context}\n${chunk.text}` : chunk.text;
 }
 
-export async function embedChunks(provider: EmbeddingProvider, chunks: Chunk[], title?: string | null): Promise<EmbeddedChunk[]> {
-  const vectors = await provider.embedDocuments(chunks.map((c) => embeddingText(c, title)));
+// Big enough that a remote provider still fans its own batches out in parallel within one step.
+const PROGRESS_STEP = 512;
+
+export async function embedChunks(provider: EmbeddingProvider, chunks: Chunk[], title?: string | null, report?: ReportProgress): Promise<EmbeddedChunk[]> {
+  const texts = chunks.map((c) => embeddingText(c, title));
+  const vectors: Array<Float32Array | null> = [];
+  report?.({ stage: 'embedding', done: 0, total: chunks.length, unit: 'chunks' });
+  for (let i = 0; i < texts.length; i += PROGRESS_STEP) {
+    vectors.push(...(await provider.embedDocuments(texts.slice(i, i + PROGRESS_STEP))));
+    report?.({ stage: 'embedding', done: vectors.length, total: chunks.length, unit: 'chunks' });
+  }
   return chunks.map((c, i) => ({ ...c, embedding: vectors[i] ?? null }));
 }

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import type { ServiceContext } from '../../context';
+import type { KnowledgeBase } from '../../../db/types';
 import { AppError } from '../../errors';
 import { detectType } from '../../ingest/detect-type';
 import { isPermanentIngestError } from '../../ingest/errors';
@@ -22,11 +23,16 @@ export type IngestUploadInput = z.input<typeof ZIngestUploadInput>;
 export async function ingestUpload(ctx: ServiceContext, rawInput: IngestUploadInput): Promise<{ document: DocumentDto }> {
   const input = parseInput(ZIngestUploadInput, rawInput);
   const kb = await requireKb(ctx, input.kb_id);
-  if (input.bytes.length === 0) throw new AppError('invalid_input', 'The file is empty', { field: 'file' });
-  const filename = input.filename.trim() || 'upload';
+  return { document: await acceptFile(ctx, kb, input.filename, input.bytes) };
+}
+
+/** One file into one document of a KB already checked to be the caller's; refusals are AppErrors. */
+export async function acceptFile(ctx: ServiceContext, kb: KnowledgeBase, rawFilename: string, bytes: Buffer): Promise<DocumentDto> {
+  if (bytes.length === 0) throw new AppError('invalid_input', 'The file is empty', { field: 'file' });
+  const filename = rawFilename.trim().slice(0, 500) || 'upload';
   let type: string;
   try {
-    type = await detectType(input.bytes, filename);
+    type = await detectType(bytes, filename);
   } catch (err) {
     if (isPermanentIngestError(err)) {
       // Not one of our formats is 415; one of them but unreadable (a truncated DOCX) is bad input.
@@ -35,6 +41,5 @@ export async function ingestUpload(ctx: ServiceContext, rawInput: IngestUploadIn
     }
     throw err;
   }
-  const document = await createDocument(ctx, { kb, source: 'upload', filename, contentType: type, bytes: input.bytes });
-  return { document };
+  return createDocument(ctx, { kb, source: 'upload', filename, contentType: type, bytes });
 }

@@ -38,13 +38,15 @@ export const ZIngestUrlInput = z
   .object({
     url: z.string().min(1).max(2048),
     kb_id: z.string().min(1),
+    /** Re-crawl on a schedule; only changed pages are re-embedded. */
+    recrawl: z.enum(['daily', 'weekly']).nullable().default(null),
     ...ZCrawlOptions.shape,
   })
   .strict();
 export type IngestUrlInput = z.input<typeof ZIngestUrlInput>;
 
 export async function ingestUrl(ctx: ServiceContext, rawInput: IngestUrlInput): Promise<{ document: DocumentDto }> {
-  const { url, kb_id, ...options } = parseInput(ZIngestUrlInput, rawInput);
+  const { url, kb_id, recrawl, ...options } = parseInput(ZIngestUrlInput, rawInput);
   const kb = await requireKb(ctx, kb_id);
   let normalized: URL;
   try {
@@ -62,6 +64,7 @@ export async function ingestUrl(ctx: ServiceContext, rawInput: IngestUrlInput): 
     filename: normalized.toString(),
     contentType: 'html',
     crawlOptions: options,
+    recrawl,
   });
   return { document };
 }

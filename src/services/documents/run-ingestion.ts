@@ -11,9 +11,10 @@ import { chunkDocument } from '../../ingest/chunker';
 import { documentTitle } from '../../ingest/document-title';
 import { CrawlPermanentError } from '../../ingest/crawl/errors';
 import { isPermanentIngestError } from '../../ingest/errors';
-import type { CrawlSettings } from '../../ingest/extract-document';
 import type { DocumentType, ParsedDocument } from '../../ingest/types';
+import { crawlDocument } from './crawl-document';
 import { embedChunks } from './embed-chunks';
+import { ProgressReporter } from './progress';
 import { markDocumentFailed, storeChunks } from './store-chunks';
 
 export type IngestionOutcome = 'ready' | 'failed' | 'skipped';
@@ -34,33 +35,48 @@ export async function runIngestion(
       'documents.content_type',
       'documents.status',
       'documents.crawl_options',
+      'documents.recrawl',
     ])
     .where('documents.id', '=', documentId)
     .executeTakeFirst();
   if (!doc || doc.status !== 'processing') return 'skipped';
   const log = deps.logger.child({ documentId, source: doc.source });
   const started = performance.now();
+  const progress = new ProgressReporter(deps.db, doc.id, log);
+  const onProgress = progress.report;
 
   try {
+    onProgress({ stage: 'parsing' });
     // Parsers and the crawler (pdf.js, mammoth, jsdom, Crawlee) load on the first job, not at boot.
-    const { extractUpload, extractUrl } = await import('../../ingest/extract-document');
+    const { extractUpload } = await import('../../ingest/extract-document');
     let parsed: ParsedDocument;
     if (doc.source === 'upload') {
       const file = await deps.db.selectFrom('document_files').select('bytes').where('document_id', '=', doc.id).executeTakeFirst();
       if (!file) return 'skipped';
-      parsed = await extractUpload(file.bytes, { filename: doc.filename, type: doc.content_type as DocumentType, config: deps.config });
+      parsed = await extractUpload(file.bytes, { filename: doc.filename, type: doc.content_type as DocumentType, config: deps.config, onProgress });
     } else {
-      parsed = await extractUrl(doc.filename, doc.crawl_options as unknown as CrawlSettings, { config: deps.config });
+      const done = await crawlDocument(deps, doc, { full: true, progress });
+      if (!done) return 'skipped';
+      log.info({ ...done, ms: Math.round(performance.now() - started) }, 'document ready');
+      return 'ready';
     }
+    onProgress({ stage: 'chunking' });
     const chunks = chunkDocument(parsed);
     // New chunks always get the process's model; a KB still on an older one is moved over by the
     // kbs__reembed job, and until then vector search simply doesn't see the newer vectors.
     const provider = deps.embeddings.default;
     const title = documentTitle(parsed.title, doc);
-    const embedded = await embedChunks(provider, chunks, title);
-    const stored = await storeChunks(deps.db, doc, embedded, { pages: parsed.pages ?? null, dimensions: provider.dimensions, model: provider.id, title });
+    const embedded = await embedChunks(provider, chunks, title, onProgress);
+    await progress.close();
+    const stored = await storeChunks(deps.db, doc, embedded, {
+      pages: parsed.pages ?? null,
+      dimensions: provider.dimensions,
+      model: provider.id,
+      title,
+      ocrPages: parsed.ocrPages,
+    });
     if (!stored) return 'skipped';
-    log.info({ chunks: chunks.length, pages: parsed.pages, ms: Math.round(performance.now() - started) }, 'document ready');
+    log.info({ chunks: chunks.length, pages: parsed.pages, ocrPages: parsed.ocrPages?.length ?? 0, ms: Math.round(performance.now() - started) }, 'document ready');
     return 'ready';
   } catch (err) {
     const permanent = isPermanentIngestError(err) || err instanceof CrawlPermanentError;
@@ -68,10 +84,12 @@ export async function runIngestion(
     if (permanent || attempt.number >= attempt.max) {
       const reason = permanent ? message : `Ingestion failed after ${attempt.number} attempts: ${message}`;
       log.warn({ err, permanent }, 'document failed');
+      await progress.close();
       await markDocumentFailed(deps.db, doc.id, reason);
       return 'failed';
     }
     log.warn({ err, attempt: attempt.number }, 'ingestion attempt failed; will retry');
+    await progress.close();
     throw err;
   }
 }

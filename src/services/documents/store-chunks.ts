@@ -10,6 +10,7 @@ import { newId } from '../../ids';
 import type { Chunk } from '../../ingest/types';
 import { storableText } from '../../validation';
 import { embeddingText } from './embed-chunks';
+import { NO_PROGRESS } from './progress';
 
 export type EmbeddedChunk = Chunk & { embedding: Float32Array | null };
 
@@ -20,7 +21,7 @@ export async function storeChunks(
   db: Db,
   doc: { id: DocumentId; kb_id: KbId },
   chunks: EmbeddedChunk[],
-  meta: { pages: number | null; dimensions: number | null; model: string | null; title?: string | null },
+  meta: { pages: number | null; dimensions: number | null; model: string | null; title?: string | null; ocrPages?: number[] },
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     // Lock the row first: a concurrent delete either happened (we stop) or waits for us.
@@ -28,32 +29,21 @@ export async function storeChunks(
     if (!alive) return false;
     await trx.deleteFrom('chunks').where('document_id', '=', doc.id).execute();
     for (let i = 0; i < chunks.length; i += BATCH) {
-      const rows = chunks.slice(i, i + BATCH).map((c) => {
-        // Parsers clean their text already; this is the last line before SQL for anything they missed.
-        const text = storableText(c.text);
-        const headingPath = c.headingPath.map(storableText);
-        return {
-          id: newId('chunk'),
-          document_id: doc.id,
-          kb_id: doc.kb_id,
-          position: c.position,
-          text,
-          heading_path: headingPath,
-          page: c.page ?? null,
-          url: c.url ? storableText(c.url) : null,
-          token_count: c.tokenCount,
-          // The title and headings are indexed with the text: a question often names the document or section it is about.
-          tsv: sql<string>`to_tsvector('english', ${embeddingText({ text, headingPath }, meta.title ? storableText(meta.title) : null)})`,
-          embedding: c.embedding ? sql<string>`${vectorParam(c.embedding)}::vector` : null,
-          embedding_dimensions: c.embedding ? meta.dimensions : null,
-          embedding_model: c.embedding ? meta.model : null,
-        };
-      });
+      const rows = toChunkRows(doc, chunks.slice(i, i + BATCH), meta);
       await trx.insertInto('chunks').values(rows).execute();
     }
     await trx
       .updateTable('documents')
-      .set({ status: 'ready', error: null, chunk_count: chunks.length, pages: meta.pages, title: meta.title ? storableText(meta.title) : null, updated_at: new Date() })
+      .set({
+        status: 'ready',
+        error: null,
+        chunk_count: chunks.length,
+        pages: meta.pages,
+        title: meta.title ? storableText(meta.title) : null,
+        ocr_pages: meta.ocrPages ?? [],
+        ...NO_PROGRESS,
+        updated_at: new Date(),
+      })
       .where('id', '=', doc.id)
       .execute();
     return true;
@@ -65,8 +55,38 @@ export async function markDocumentFailed(db: Db, documentId: DocumentId, reason:
     await trx.deleteFrom('chunks').where('document_id', '=', documentId).execute();
     await trx
       .updateTable('documents')
-      .set({ status: 'failed', error: reason, chunk_count: 0, updated_at: new Date() })
+      .set({ status: 'failed', error: reason, chunk_count: 0, ...NO_PROGRESS, updated_at: new Date() })
       .where('id', '=', documentId)
       .execute();
+  });
+}
+
+/** Rows for the chunks table; `position` comes from the chunk (callers offset it when appending). */
+export function toChunkRows(
+  doc: { id: DocumentId; kb_id: KbId },
+  chunks: EmbeddedChunk[],
+  meta: { dimensions: number | null; model: string | null; title?: string | null },
+) {
+  const title = meta.title ? storableText(meta.title) : null;
+  return chunks.map((c) => {
+    // Parsers clean their text already; this is the last line before SQL for anything they missed.
+    const text = storableText(c.text);
+    const headingPath = c.headingPath.map(storableText);
+    return {
+      id: newId('chunk'),
+      document_id: doc.id,
+      kb_id: doc.kb_id,
+      position: c.position,
+      text,
+      heading_path: headingPath,
+      page: c.page ?? null,
+      url: c.url ? storableText(c.url) : null,
+      token_count: c.tokenCount,
+      // The title and headings are indexed with the text: a question often names the document or section it is about.
+      tsv: sql<string>`to_tsvector('english', ${embeddingText({ text, headingPath }, title)})`,
+      embedding: c.embedding ? sql<string>`${vectorParam(c.embedding)}::vector` : null,
+      embedding_dimensions: c.embedding ? meta.dimensions : null,
+      embedding_model: c.embedding ? meta.model : null,
+    };
   });
 }

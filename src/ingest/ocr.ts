@@ -1,0 +1,150 @@
+/**
+ * OCR for PDF pages without a text layer, offline: pdf.js (unpdf) renders the page onto a
+ * @napi-rs/canvas (prebuilt binaries in its npm package), and tesseract.js (WebAssembly, in a worker
+ * thread) reads it with the English LSTM model shipped in @tesseract.js-data/eng. Nothing is
+ * downloaded at run time: langPath points into node_modules and the cache is off.
+ *
+ * One tesseract worker per process, created on first use (about 5 s) and ended after a minute idle.
+ */
+import { createRequire } from 'node:module';
+import { PermanentIngestError } from './errors';
+
+const RENDER_SCALE = 2; // 144 dpi: tesseract's accuracy drops below ~120 dpi, time grows above
+const IDLE_MS = 60_000;
+const require = createRequire(import.meta.url);
+
+type OcrWorker = { recognize(image: Buffer): Promise<{ data: { text: string; confidence: number } }>; terminate(): Promise<unknown> };
+
+let worker: Promise<OcrWorker> | null = null;
+let idleTimer: NodeJS.Timeout | null = null;
+let busy = 0;
+
+/** pdf.js (v5) calls ArrayBuffer.prototype.transferToFixedLength, which Node 20's V8 lacks. */
+function polyfillTransfer(): void {
+  const proto = ArrayBuffer.prototype as ArrayBuffer & { transferToFixedLength?: (n?: number) => ArrayBuffer };
+  if (proto.transferToFixedLength) return;
+  Object.defineProperty(proto, 'transferToFixedLength', {
+    configurable: true,
+    writable: true,
+    value(this: ArrayBuffer, length = this.byteLength) {
+      const out = new ArrayBuffer(length);
+      new Uint8Array(out).set(new Uint8Array(this, 0, Math.min(length, this.byteLength)));
+      return out;
+    },
+  });
+}
+polyfillTransfer();
+
+function unavailable(err: unknown): PermanentIngestError {
+  const what = err instanceof Error ? err.message.split('\n')[0] : String(err);
+  return new PermanentIngestError(
+    'ocr_unavailable',
+    `The PDF has no extractable text and OCR is unavailable on this server (${what}); reinstall the packages tesseract.js, @tesseract.js-data/eng and @napi-rs/canvas.`,
+    { cause: err },
+  );
+}
+
+async function getWorker(): Promise<OcrWorker> {
+  worker ??= (async () => {
+    try {
+      const tesseract = await import('tesseract.js');
+      const eng = require('@tesseract.js-data/eng') as { langPath: string };
+      const created = await tesseract.createWorker('eng', tesseract.OEM.LSTM_ONLY, { langPath: eng.langPath, gzip: true, cacheMethod: 'none' });
+      return created as unknown as OcrWorker;
+    } catch (err) {
+      worker = null;
+      throw unavailable(err);
+    }
+  })();
+  return worker;
+}
+
+function releaseLater(): void {
+  if (idleTimer) clearTimeout(idleTimer);
+  idleTimer = setTimeout(() => {
+    if (busy > 0 || !worker) return;
+    const w = worker;
+    worker = null;
+    void w.then((x) => x.terminate()).catch(() => undefined);
+  }, IDLE_MS);
+  idleTimer.unref();
+}
+
+export type OcrPage = { page: number; text: string; confidence: number };
+
+/**
+ * Renders and reads the given 1-based pages. Pages that fail to render are left out (the caller
+ * treats them as having no text); a missing engine throws PermanentIngestError('ocr_unavailable').
+ */
+export async function ocrPdfPages(bytes: Uint8Array, pages: number[], onPage?: (done: number) => void): Promise<OcrPage[]> {
+  if (pages.length === 0) return [];
+  busy++;
+  try {
+    const ocr = await getWorker();
+    let canvasFactory: unknown;
+    try {
+      const { createIsomorphicCanvasFactory } = await import('unpdf');
+      canvasFactory = await createIsomorphicCanvasFactory(() => import('@napi-rs/canvas'));
+      const napi = await import('@napi-rs/canvas');
+      // pdf.js draws glyphs through Path2D; Node has none of its own.
+      const g = globalThis as Record<string, unknown>;
+      g.Path2D ??= napi.Path2D;
+      g.ImageData ??= napi.ImageData;
+      g.DOMMatrix ??= napi.DOMMatrix;
+    } catch (err) {
+      throw unavailable(err);
+    }
+    const { getDocumentProxy } = await import('unpdf');
+    const pdf = await getDocumentProxy(new Uint8Array(bytes), {
+      verbosity: 0,
+      isEvalSupported: false,
+      disableFontFace: true,
+      useSystemFonts: false,
+      CanvasFactory: canvasFactory as never,
+    });
+    const out: OcrPage[] = [];
+    try {
+      for (const [i, pageNumber] of pages.entries()) {
+        try {
+          const png = await renderPage(pdf, pageNumber, canvasFactory);
+          const { data } = await ocr.recognize(png);
+          out.push({ page: pageNumber, text: data.text, confidence: data.confidence });
+        } catch (err) {
+          if (err instanceof PermanentIngestError) throw err;
+          // One unreadable page must not sink the document.
+        }
+        onPage?.(i + 1);
+      }
+    } finally {
+      await pdf.destroy();
+    }
+    return out;
+  } finally {
+    busy--;
+    releaseLater();
+  }
+}
+
+type PdfDoc = Awaited<ReturnType<typeof import('unpdf').getDocumentProxy>>;
+type Factory = { create(w: number, h: number): { canvas: { encode(f: 'png'): Promise<Buffer> }; context: unknown }; destroy(c: unknown): void };
+
+async function renderPage(pdf: PdfDoc, pageNumber: number, factoryClass: unknown): Promise<Buffer> {
+  const page = await pdf.getPage(pageNumber);
+  const viewport = page.getViewport({ scale: RENDER_SCALE });
+  const factory = new (factoryClass as new () => Factory)();
+  const target = factory.create(Math.ceil(viewport.width), Math.ceil(viewport.height));
+  try {
+    await page.render({ canvas: target.canvas as never, canvasContext: target.context as never, viewport }).promise;
+    return await target.canvas.encode('png');
+  } finally {
+    factory.destroy(target);
+    page.cleanup();
+  }
+}
+
+/** Ends the OCR worker now (tests, benchmarks, shutdown). */
+export async function stopOcr(): Promise<void> {
+  const w = worker;
+  worker = null;
+  if (w) await w.then((x) => x.terminate()).catch(() => undefined);
+}

@@ -1,0 +1,123 @@
+/**
+ * Unpacks a ZIP of documents for bulk upload, safely:
+ *  - sizes are measured while inflating, never taken from the headers (which can lie): an entry
+ *    stops at the per-file limit, the archive at its total inflated limit and entry count;
+ *  - nothing is written to disk, and entry names that climb out of the archive (`../`, absolute
+ *    paths, drive letters) are refused all the same, since the name becomes the document's;
+ *  - archives inside the archive are refused (no recursion, no zip-of-zips bomb);
+ *  - hidden and system files (`__MACOSX/`, `.DS_Store`, dot files, `Thumbs.db`) are skipped.
+ * Entries come back in archive order, each with its bytes or the reason it was not taken.
+ */
+import { Unzip, UnzipInflate, type UnzipFile } from 'fflate';
+import { extensionOf } from './detect-type';
+import { isZip, listZipEntries } from './zip';
+
+export type ZipLimits = { maxEntryBytes: number; maxEntries: number; maxInflatedBytes: number };
+
+export type UnpackedEntry =
+  | { name: string; status: 'file'; bytes: Buffer }
+  | { name: string; status: 'refused'; code: 'invalid_input' | 'payload_too_large' | 'unsupported_media_type'; reason: string }
+  | { name: string; status: 'skipped'; reason: string };
+
+const SYSTEM_FILES = new Set(['thumbs.db', 'desktop.ini', 'icon\r']);
+const MB = 1024 * 1024;
+
+/** A ZIP that is an archive of files, not a document that happens to be a ZIP (DOCX, XLSX, ODT). */
+export function isDocumentArchive(bytes: Uint8Array, filename: string): boolean {
+  if (!isZip(bytes) || extensionOf(filename) === 'docx') return false;
+  const entries = listZipEntries(bytes);
+  if (!entries) return extensionOf(filename) === 'zip';
+  const names = new Set(entries.map((e) => e.name));
+  const office = names.has('word/document.xml') || names.has('xl/workbook.xml') || names.has('mimetype') || entries.some((e) => e.name.startsWith('ppt/'));
+  return !office;
+}
+
+function unsafeName(name: string): boolean {
+  const n = name.replace(/\\/g, '/');
+  return n.startsWith('/') || /^[a-zA-Z]:/.test(n) || n.split('/').some((s) => s === '..') || n.includes('\0');
+}
+
+function hiddenOrSystem(name: string): boolean {
+  const segments = name.replace(/\\/g, '/').split('/').filter(Boolean);
+  return segments.some((s) => s.startsWith('.') || s === '__MACOSX') || SYSTEM_FILES.has((segments.at(-1) ?? '').toLowerCase());
+}
+
+function nestedArchive(bytes: Buffer, name: string): boolean {
+  if (isZip(bytes)) return isDocumentArchive(bytes, name);
+  const gzip = bytes[0] === 0x1f && bytes[1] === 0x8b;
+  const sevenZip = bytes.subarray(0, 6).equals(Buffer.from([0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c]));
+  const rar = bytes.subarray(0, 4).toString('latin1') === 'Rar!';
+  const tar = bytes.subarray(257, 262).toString('latin1') === 'ustar';
+  const bzip2 = bytes.subarray(0, 3).toString('latin1') === 'BZh';
+  const xz = bytes.subarray(0, 6).equals(Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]));
+  return gzip || sevenZip || rar || tar || bzip2 || xz;
+}
+
+export function unpackZip(archive: Uint8Array, limits: ZipLimits): { entries: UnpackedEntry[]; damaged: boolean } {
+  const entries: UnpackedEntry[] = [];
+  let inflated = 0;
+  let files = 0;
+  let damaged = false;
+  const unzip = new Unzip();
+  unzip.register(UnzipInflate);
+  unzip.onfile = (file: UnzipFile) => {
+    const name = file.name;
+    if (name.endsWith('/')) return; // a directory
+    if (unsafeName(name)) {
+      entries.push({ name, status: 'refused', code: 'invalid_input', reason: 'The entry name points outside the archive' });
+      return;
+    }
+    if (hiddenOrSystem(name)) {
+      entries.push({ name, status: 'skipped', reason: 'Hidden or system file' });
+      return;
+    }
+    if (++files > limits.maxEntries) {
+      entries.push({ name, status: 'refused', code: 'payload_too_large', reason: `The archive has more than ${limits.maxEntries} files` });
+      return;
+    }
+    if (inflated >= limits.maxInflatedBytes) {
+      entries.push({ name, status: 'refused', code: 'payload_too_large', reason: `The archive inflates to more than ${Math.round(limits.maxInflatedBytes / MB)} MB` });
+      return;
+    }
+    const parts: Uint8Array[] = [];
+    let size = 0;
+    let settled = false;
+    const refuse = (code: 'payload_too_large' | 'invalid_input', reason: string) => {
+      settled = true;
+      entries.push({ name, status: 'refused', code, reason });
+      try {
+        file.terminate();
+      } catch {
+        // already finished
+      }
+    };
+    file.ondata = (err, chunk, final) => {
+      if (settled) return;
+      if (err) return refuse('invalid_input', 'The entry cannot be read (damaged or encrypted)');
+      size += chunk.length;
+      inflated += chunk.length;
+      if (size > limits.maxEntryBytes) return refuse('payload_too_large', `The file exceeds the upload limit of ${Math.round(limits.maxEntryBytes / MB)} MB`);
+      if (inflated > limits.maxInflatedBytes) {
+        return refuse('payload_too_large', `The archive inflates to more than ${Math.round(limits.maxInflatedBytes / MB)} MB`);
+      }
+      parts.push(chunk);
+      if (final) {
+        settled = true;
+        const bytes = Buffer.concat(parts);
+        if (nestedArchive(bytes, name)) entries.push({ name, status: 'refused', code: 'unsupported_media_type', reason: 'Archives inside the archive are not unpacked' });
+        else entries.push({ name, status: 'file', bytes });
+      }
+    };
+    try {
+      file.start();
+    } catch {
+      if (!settled) refuse('invalid_input', 'The entry uses a compression method that is not supported');
+    }
+  };
+  try {
+    unzip.push(archive, true);
+  } catch {
+    damaged = true;
+  }
+  return { entries, damaged };
+}

@@ -1,0 +1,93 @@
+/**
+ * Bulk upload: several files, or ZIP archives of files, in one request. Each file is judged on its
+ * own (type, size, the plan's document limit) and becomes its own document in its own transaction,
+ * so one bad file never sinks the others; the report says, per file, what was accepted and why
+ * anything was refused or skipped.
+ */
+import { z } from 'zod';
+import type { ServiceContext } from '../../context';
+import { AppError, type ErrorCode } from '../../errors';
+import { isDocumentArchive, unpackZip } from '../../ingest/unpack-zip';
+import { parseInput } from '../../validation';
+import { requireKb } from '../kbs/require-kb';
+import type { DocumentDto } from './document-dto';
+import { acceptFile } from './ingest-upload';
+
+export const ZUploadReport = z.object({
+  filename: z.string(),
+  status: z.enum(['accepted', 'refused', 'skipped']),
+  document_id: z.string().nullable(),
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+});
+export type UploadReport = z.infer<typeof ZUploadReport>;
+
+export type UploadedFile = { filename: string; bytes: Buffer; tooLarge?: boolean };
+
+const ZIngestUploadsInput = z.object({
+  kb_id: z.string({ error: 'is required' }).min(1),
+  files: z.array(z.object({ filename: z.string().max(500), bytes: z.instanceof(Buffer), tooLarge: z.boolean().optional() })).min(1, 'at least one file is required'),
+});
+
+const MB = 1024 * 1024;
+
+/** True when an upload of exactly these files keeps the single-document answer ({document}). */
+export function isSingleDocumentUpload(files: UploadedFile[]): boolean {
+  return files.length === 1 && !files[0]!.tooLarge && !isDocumentArchive(files[0]!.bytes, files[0]!.filename);
+}
+
+export async function ingestUploads(
+  ctx: ServiceContext,
+  rawInput: { kb_id: string; files: UploadedFile[] },
+): Promise<{ documents: DocumentDto[]; files: UploadReport[] }> {
+  const input = parseInput(ZIngestUploadsInput, rawInput);
+  const kb = await requireKb(ctx, input.kb_id);
+  const documents: DocumentDto[] = [];
+  const report: UploadReport[] = [];
+  const refused = (filename: string, code: ErrorCode | string, message: string) =>
+    report.push({ filename, status: 'refused', document_id: null, error: { code, message } });
+
+  const accept = async (filename: string, bytes: Buffer) => {
+    try {
+      const document = await acceptFile(ctx, kb, filename, bytes);
+      documents.push(document);
+      report.push({ filename: document.filename, status: 'accepted', document_id: document.id, error: null });
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code === 'internal_error') throw err;
+      refused(filename, err.code, err.message);
+    }
+  };
+
+  for (const file of input.files) {
+    const filename = file.filename.trim() || 'upload';
+    if (file.tooLarge) {
+      refused(filename, 'payload_too_large', `The file exceeds the upload limit of ${Math.round(ctx.config.maxUploadBytes / MB)} MB`);
+      continue;
+    }
+    if (!isDocumentArchive(file.bytes, filename)) {
+      await accept(filename, file.bytes);
+      continue;
+    }
+    const limits = ctx.config.bulkUpload;
+    const { entries, damaged } = unpackZip(file.bytes, {
+      maxEntryBytes: ctx.config.maxUploadBytes,
+      maxEntries: limits.zipMaxEntries,
+      maxInflatedBytes: limits.zipMaxInflatedBytes,
+    });
+    if (damaged && entries.length === 0) {
+      refused(filename, 'invalid_input', 'The ZIP archive is damaged and cannot be read');
+      continue;
+    }
+    for (const entry of entries) {
+      const name = entry.name;
+      if (entry.status === 'file') await accept(name, entry.bytes);
+      else if (entry.status === 'skipped') report.push({ filename: name, status: 'skipped', document_id: null, error: { code: 'skipped', message: entry.reason } });
+      else refused(name, entry.code, entry.reason);
+    }
+    if (damaged) refused(filename, 'invalid_input', 'The ZIP archive is damaged after the entries listed');
+  }
+  if (documents.length === 0) {
+    throw new AppError('invalid_input', `None of the ${report.length} files was accepted; see details.files for each reason`, { field: 'file', files: report });
+  }
+  ctx.logger.info({ kbId: kb.id, accepted: documents.length, refused: report.filter((r) => r.status === 'refused').length }, 'bulk upload');
+  return { documents, files: report };
+}
