@@ -21,7 +21,7 @@ import { createTrpcHandler } from './trpc/handler';
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 export function createApp(appDeps: AppDeps & Partial<Pick<HttpDeps, 'rateLimiter'>>) {
-  const deps: HttpDeps = { ...appDeps, rateLimiter: appDeps.rateLimiter ?? createRateLimiter(appDeps.config.rateLimitPerMinute) };
+  const deps: HttpDeps = { ...appDeps, rateLimiter: appDeps.rateLimiter ?? createRateLimiter(appDeps.config.rateLimitPerMinute, { deps: appDeps, name: 'api_key' }) };
   const app = new Hono<HonoEnv>();
   const graphql = createGraphQLHandler(deps);
   const trpc = createTrpcHandler(deps);

@@ -4,6 +4,7 @@ import * as m0002 from './20261121_0002_documents';
 import * as m0003 from './20261121_0003_app_secrets';
 import * as m0004 from './20261121_0004_lexicon';
 import * as m0401 from './20261123_0401_worker_heartbeats';
+import * as m0402 from './20261123_0402_rate_limits';
 
 /** Listed explicitly (not read from disk) so migrations work the same under tsx, vitest and bundlers. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '20261121_0003_app_secrets': m0003,
   '20261121_0004_lexicon': m0004,
   '20261123_0401_worker_heartbeats': m0401,
+  '20261123_0402_rate_limits': m0402,
 };
