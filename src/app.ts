@@ -10,7 +10,10 @@ import { isMigrated } from '../db/migrate';
 import { AppError, errorBody, toAppError } from './errors';
 import { createGraphQLHandler } from './graphql/yoga';
 import type { HttpDeps } from './http/authenticate-request';
+import { metricsResponse } from './http/metrics-endpoint';
 import { createRateLimiter } from './http/rate-limit';
+import { httpRequestDuration } from './metrics';
+import { routePath } from 'hono/route';
 import type { AppDeps } from './context';
 import type { HonoEnv } from './rest/hono-env';
 import { createRestApi } from './rest/rest-api';
@@ -34,6 +37,9 @@ export function createApp(appDeps: AppDeps & Partial<Pick<HttpDeps, 'rateLimiter
     const started = performance.now();
     await next();
     c.header('x-request-id', requestId);
+    // The route's pattern (/api/kbs/:id), never the raw path: one series per route, not per id.
+    const route = c.res.status === 404 && routePath(c, -1) === '*' ? 'unmatched' : routePath(c, -1);
+    httpRequestDuration.observe({ method: c.req.method, route, status: String(c.res.status) }, (performance.now() - started) / 1000);
     c.var.logger.info(
       { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) },
       'request',
@@ -41,6 +47,7 @@ export function createApp(appDeps: AppDeps & Partial<Pick<HttpDeps, 'rateLimiter
   });
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/metrics', (c) => metricsResponse(deps.config, c.req.header('authorization')));
   app.get('/readyz', async (c) => {
     try {
       await sql`select 1`.execute(deps.db);

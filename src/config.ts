@@ -52,6 +52,10 @@ const ZEnv = z.object({
   WIDGET_SESSION_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(10),
   /** Behind one reverse proxy (Heroku router, nginx): take the client IP from the last X-Forwarded-For entry. */
   TRUST_PROXY: bool.default(false),
+  /** Bearer token for GET /metrics (Prometheus); /metrics is off (404) without one. */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** Worker processes serve their own /metrics on this port (web processes use their HTTP port). */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** Serve GraphiQL at /graphql; defaults to on in development only. */
   GRAPHIQL: bool.optional(),
 });
@@ -74,6 +78,7 @@ export type Config = Readonly<{
   graphiql: boolean;
   widget: { tokenSecret: string | null; ipRateLimitPerMinute: number; sessionRateLimitPerMinute: number };
   trustProxy: boolean;
+  metrics: { token: string | null; workerPort: number | null };
 }>;
 
 export class ConfigError extends Error {
@@ -124,5 +129,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sessionRateLimitPerMinute: e.WIDGET_SESSION_RATE_LIMIT_PER_MINUTE,
     },
     trustProxy: e.TRUST_PROXY,
+    metrics: { token: e.METRICS_TOKEN ?? null, workerPort: e.METRICS_PORT ?? null },
   });
 }

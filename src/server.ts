@@ -9,6 +9,8 @@ import { startWorker } from './jobs/worker-runtime';
 import { openRuntime } from './runtime';
 import { ensureDefaultOrg } from './services/orgs/ensure-default-org';
 import { ConfigError } from './config';
+import { observePool, observeQueue } from './metrics';
+import { queueStats } from './services/workers/queue-stats';
 
 function printFirstKey(created: { org: { slug: string }; api_key: string }) {
   const lines = [
@@ -31,6 +33,8 @@ async function main() {
   if (created) printFirstKey(created);
 
   const worker: Runner | null = config.worker.inline ? await startWorker(runtime) : null;
+  observePool(database.pool, database.mode === 'postgres' ? 'postgres' : 'embedded');
+  observeQueue(() => queueStats(runtime.deps.db, { heartbeats: database.mode === 'postgres' }));
   const app = createApp(runtime.deps);
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     logger.info({ port: info.port, db: database.mode, worker: worker ? 'inline' : 'off', startupMs: Math.round(performance.now() - started) }, 'listening');
