@@ -11,7 +11,10 @@ import { AppError, errorBody, toAppError } from './errors';
 import { createGraphQLHandler } from './graphql/yoga';
 import type { HttpDeps } from './http/authenticate-request';
 import { limitBodies } from './http/body-limit';
+import { metricsResponse } from './http/metrics-endpoint';
 import { createRateLimiter } from './http/rate-limit';
+import { httpRequestDuration } from './metrics';
+import { routePath } from 'hono/route';
 import type { AppDeps } from './context';
 import type { HonoEnv } from './rest/hono-env';
 import { createRestApi } from './rest/rest-api';
@@ -23,7 +26,7 @@ import { createDashboardRoutes } from './dashboard/dashboard-routes';
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 export function createApp(appDeps: AppDeps & Partial<Pick<HttpDeps, 'rateLimiter'>>) {
-  const deps: HttpDeps = { ...appDeps, rateLimiter: appDeps.rateLimiter ?? createRateLimiter(appDeps.config.rateLimitPerMinute) };
+  const deps: HttpDeps = { ...appDeps, rateLimiter: appDeps.rateLimiter ?? createRateLimiter(appDeps.config.rateLimitPerMinute, { deps: appDeps, name: 'api_key' }) };
   const app = new Hono<HonoEnv>();
   const graphql = createGraphQLHandler(deps);
   const trpc = createTrpcHandler(deps);
@@ -36,6 +39,9 @@ export function createApp(appDeps: AppDeps & Partial<Pick<HttpDeps, 'rateLimiter
     const started = performance.now();
     await next();
     c.header('x-request-id', requestId);
+    // The route's pattern (/api/kbs/:id), never the raw path: one series per route, not per id.
+    const route = c.res.status === 404 && routePath(c, -1) === '*' ? 'unmatched' : routePath(c, -1);
+    httpRequestDuration.observe({ method: c.req.method, route, status: String(c.res.status) }, (performance.now() - started) / 1000);
     c.var.logger.info(
       { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) },
       'request',
@@ -45,6 +51,7 @@ export function createApp(appDeps: AppDeps & Partial<Pick<HttpDeps, 'rateLimiter
   app.use('*', limitBodies(deps.config));
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/metrics', (c) => metricsResponse(deps.config, c.req.header('authorization')));
   app.get('/readyz', async (c) => {
     try {
       await sql`select 1`.execute(deps.db);

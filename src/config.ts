@@ -59,6 +59,10 @@ const ZEnv = z.object({
   WIDGET_SESSION_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(10),
   /** Behind one reverse proxy (Heroku router, nginx): take the client IP from the last X-Forwarded-For entry. */
   TRUST_PROXY: bool.default(false),
+  /** Bearer token for GET /metrics (Prometheus); /metrics is off (404) without one. */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** Worker processes serve their own /metrics on this port (web processes use their HTTP port). */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** Serve GraphiQL at /graphql; defaults to on only when NODE_ENV=development is set explicitly. */
   GRAPHIQL: bool.optional(),
   /** Time a client has to send its request headers, and its whole request (slowloris bounds). */
@@ -99,6 +103,7 @@ export type Config = Readonly<{
   /** The voice gateway's upstream; null (no OPENAI_API_KEY) makes voice unavailable. */
   realtime: { apiKey: string; model: string; url: string } | null;
   voice: { maxSessionSeconds: number; idleTimeoutSeconds: number; maxFramesPerSecond: number; maxBufferedBytes: number };
+  metrics: { token: string | null; workerPort: number | null };
 }>;
 
 export class ConfigError extends Error {
@@ -167,5 +172,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxFramesPerSecond: e.VOICE_MAX_FRAMES_PER_SECOND,
       maxBufferedBytes: e.VOICE_MAX_BUFFERED_BYTES,
     },
+    metrics: { token: e.METRICS_TOKEN ?? null, workerPort: e.METRICS_PORT ?? null },
   });
 }

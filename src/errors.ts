@@ -79,7 +79,21 @@ export function toAppError(err: unknown, requestId?: string): AppError {
   if (code === PG_FOREIGN_KEY_VIOLATION) return new AppError('not_found', 'A referenced resource does not exist');
   if (code === PG_INVALID_TEXT) return new AppError('invalid_input', 'A value has an invalid format');
   if (typeof code === 'string' && PG_UNSTORABLE_TEXT.has(code)) return new AppError('invalid_input', 'A value contains characters that cannot be stored (e.g. NUL)');
+  if (isDatabaseUnavailable(err)) {
+    return new AppError('unavailable', 'The database is unavailable; retry shortly', { retryAfter: 2, ...(requestId ? { requestId } : {}) });
+  }
   const wrapped = new AppError('internal_error', 'Internal server error', requestId ? { requestId } : {});
   (wrapped as { cause?: unknown }).cause = err;
   return wrapped;
+}
+
+/**
+ * The database restarting, failing over or out of reach: a 503 the client may retry, not a 500.
+ * Class 08 (connection exception), 57P01-57P03 (shutdown, crash shutdown, cannot connect now),
+ * and the pg driver's own connection errors, which carry no SQLSTATE.
+ */
+function isDatabaseUnavailable(err: unknown): boolean {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && (/^08/.test(code) || ['57P01', '57P02', '57P03', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'].includes(code))) return true;
+  return typeof message === 'string' && /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message);
 }

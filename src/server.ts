@@ -12,6 +12,8 @@ import { openRuntime } from './runtime';
 import { ensureDefaultOrg } from './services/orgs/ensure-default-org';
 import { ConfigError } from './config';
 import { attachVoiceGateway } from '../realtime/voice-gateway';
+import { observePool, observeQueue } from './metrics';
+import { queueStats } from './services/workers/queue-stats';
 
 function printFirstKey(created: { org: { slug: string }; api_key: string }, dashboardUrl: string) {
   const lines = [
@@ -35,6 +37,8 @@ async function main() {
   const created = await ensureDefaultOrg(runtime.deps);
 
   const worker: Runner | null = config.worker.inline ? await startWorker(runtime) : null;
+  observePool(database.pool, database.mode === 'postgres' ? 'postgres' : 'embedded');
+  observeQueue(() => queueStats(runtime.deps.db, { heartbeats: database.mode === 'postgres' }));
   const app = createApp(runtime.deps);
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host, serverOptions: serverOptions(config.http) }, (info) => {
     logger.info({ port: info.port, db: database.mode, worker: worker ? 'inline' : 'off', startupMs: Math.round(performance.now() - started) }, 'listening');

@@ -6,6 +6,7 @@ import * as m0004 from './20261121_0004_lexicon';
 import * as m0100 from './20261123_0100_voice_sessions';
 import * as m0301 from './20261123_0301_admin_sessions';
 import * as m0401 from './20261123_0401_worker_heartbeats';
+import * as m0402 from './20261123_0402_rate_limits';
 import * as m0501 from './20261123_0501_document_title';
 import * as m0601 from './20261123_0601_document_progress';
 import * as m0602 from './20261123_0602_ocr_pages';
@@ -20,6 +21,7 @@ export const migrations: Record<string, Migration> = {
   '20261123_0100_voice_sessions': m0100,
   '20261123_0301_admin_sessions': m0301,
   '20261123_0401_worker_heartbeats': m0401,
+  '20261123_0402_rate_limits': m0402,
   '20261123_0501_document_title': m0501,
   '20261123_0601_document_progress': m0601,
   '20261123_0602_ocr_pages': m0602,

@@ -16,7 +16,7 @@ type ServerContext = { requestId: string; clientIp: string; setCookie: (cookie: 
 
 export function createGraphQLHandler(deps: HttpDeps) {
   // Keyless requests (introspection) get the per-key budget, per client IP.
-  const perIp = createRateLimiter(deps.config.rateLimitPerMinute);
+  const perIp = createRateLimiter(deps.config.rateLimitPerMinute, { deps, name: 'graphql_ip' });
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     plugins: graphqlLimitPlugins(),

@@ -1,15 +1,26 @@
 /**
- * Per-API-key rate limiting (a token bucket per key, refilled every minute). In-process: with
- * several web processes each enforces its own share; documented in the README.
+ * Rate limiting: a token bucket per key, refilled every minute. The one entry point for every
+ * limit (API keys, widget IPs and sessions, and whatever comes next).
+ *
+ * On PostgreSQL the buckets live in the database (rate-limiter-flexible's PostgreSQL store, table
+ * `rate_limits` from migration 0402), so a limit holds across all web processes: two processes
+ * do not each allow the full rate. On the embedded default there is one process and the buckets
+ * stay in memory. If the database cannot be reached, an in-memory bucket per process stands in
+ * (the request itself then fails with a clean 503; the limiter does not turn that into a 500).
  */
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { CompiledQuery } from 'kysely';
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { AppDeps } from '../context';
 import { AppError } from '../errors';
 
 /** `points`: what the request costs (1 for most; GraphQL charges one per root field). */
 export type RateLimiter = { consume(key: string, points?: number): Promise<void> };
 
-export function createRateLimiter(pointsPerMinute: number): RateLimiter {
-  const limiter = new RateLimiterMemory({ points: pointsPerMinute, duration: 60 });
+/** Shared across processes when given the service's deps on PostgreSQL; `name` keeps limits apart. */
+export type SharedLimit = { deps: Pick<AppDeps, 'db' | 'config'>; name: string };
+
+export function createRateLimiter(pointsPerMinute: number, shared?: SharedLimit): RateLimiter {
+  const limiter = createStore(pointsPerMinute, shared);
   return {
     async consume(key, points = 1) {
       try {
@@ -23,4 +34,24 @@ export function createRateLimiter(pointsPerMinute: number): RateLimiter {
       }
     },
   };
+}
+
+function createStore(points: number, shared?: SharedLimit): RateLimiterAbstract {
+  const memory = new RateLimiterMemory({ points, duration: 60 });
+  if (!shared || shared.deps.config.database.kind !== 'postgres') return memory;
+  const { db } = shared.deps;
+  // The store speaks to a pg-like client; this one runs its statements through the service's pool.
+  const storeClient = {
+    query: (q: { text: string; values?: unknown[] }) => db.executeQuery(CompiledQuery.raw(q.text, q.values ?? [])),
+  };
+  return new RateLimiterPostgres({
+    storeClient,
+    storeType: 'pool',
+    tableName: 'rate_limits',
+    tableCreated: true,
+    keyPrefix: shared.name,
+    points,
+    duration: 60,
+    insuranceLimiter: memory,
+  });
 }

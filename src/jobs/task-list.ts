@@ -1,16 +1,20 @@
 /** Every graphile-worker task the service runs, by name (`<domain>__<action>`). */
-import type { TaskList } from 'graphile-worker';
+import type { Task, TaskList } from 'graphile-worker';
 import type { AppDeps } from '../context';
 import { documentsIngest } from './documents__ingest';
 import type { JobName } from './enqueue';
 import { kbsReembed } from './kbs__reembed';
 import { documentsRecrawl, documentsRecrawlDue } from './documents__recrawl';
+import { observeJob } from '../metrics';
+
+/** Every run timed and counted by outcome (groundwork_ingestion_jobs_total and its histogram). */
+const observed = (name: JobName, task: Task): Task => (payload, helpers) => observeJob(name, async () => task(payload, helpers));
 
 export function createTaskList(deps: AppDeps): TaskList & Record<JobName, unknown> {
   return {
-    documents__ingest: documentsIngest(deps),
-    kbs__reembed: kbsReembed(deps),
-    documents__recrawl: documentsRecrawl(deps),
-    documents__recrawl_due: documentsRecrawlDue(deps),
+    documents__ingest: observed('documents__ingest', documentsIngest(deps)),
+    kbs__reembed: observed('kbs__reembed', kbsReembed(deps)),
+    documents__recrawl: observed('documents__recrawl', documentsRecrawl(deps)),
+    documents__recrawl_due: observed('documents__recrawl_due', documentsRecrawlDue(deps)),
   };
 }

@@ -30,7 +30,7 @@ function runAsPostgres(cmd: string, args: string[]) {
   return res.stdout;
 }
 
-export async function startThrowawayCluster(): Promise<{ url: string; stop: () => void }> {
+export async function startThrowawayCluster(): Promise<{ url: string; stop: () => void; restart: () => void }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'gw-pg-'));
   if (process.getuid?.() === 0) {
     const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
@@ -53,6 +53,10 @@ export async function startThrowawayCluster(): Promise<{ url: string; stop: () =
   runAsPostgres(path.join(PG_BIN, 'pg_ctl'), ['-D', dataDir, '-o', opts, '-l', path.join(dir, 'log'), '-w', 'start']);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    /** A fast shutdown (every connection dropped) and start again on the same port. */
+    restart() {
+      runAsPostgres(path.join(PG_BIN, 'pg_ctl'), ['-D', dataDir, '-m', 'fast', '-w', 'restart']);
+    },
     stop() {
       try {
         runAsPostgres(path.join(PG_BIN, 'pg_ctl'), ['-D', dataDir, '-m', 'immediate', '-w', 'stop']);

@@ -34,8 +34,8 @@ const MAX_BODY_BYTES = 16 * 1024;
 
 export function createWidgetApi(deps: AppDeps) {
   const app = new Hono<HonoEnv>();
-  const perIp = createRateLimiter(deps.config.widget.ipRateLimitPerMinute);
-  const perSession = createRateLimiter(deps.config.widget.sessionRateLimitPerMinute);
+  const perIp = createRateLimiter(deps.config.widget.ipRateLimitPerMinute, { deps, name: 'widget_ip' });
+  const perSession = createRateLimiter(deps.config.widget.sessionRateLimitPerMinute, { deps, name: 'widget_session' });
 
   app.use(
     '*',

@@ -12,6 +12,7 @@ import { DEFAULT_FUSION, fusedScoreSql, publishedScore, type Candidate, type Fus
 import { bm25Sql, candidateSql, lengthNormSql, lexicalQuery } from './lexical-search';
 import { titleBoosts } from './title-boost';
 import { nearestSql, queryVectorSql, similaritySql, type QueryVector } from './vector-search';
+import { retrievalDuration } from '../../metrics';
 
 export type RetrievalMode = 'hybrid' | 'lexical' | 'dense';
 
@@ -159,6 +160,7 @@ export async function retrieve(
   query: string,
   opts: { topK: number; mode?: RetrievalMode; weights?: FusionWeights },
 ): Promise<Retrieval> {
+  const timer = retrievalDuration.startTimer();
   const mode = opts.mode ?? 'hybrid';
   const provider = mode === 'lexical' ? null : deps.embeddings.get(kb.embedding_model);
   // If the embedding service fails, full-text search alone still answers: degrade, don't fail.
@@ -193,5 +195,6 @@ export async function retrieve(
     lexical: r.lexical,
     dense: r.dense,
   }));
+  timer();
   return { chunks, confident };
 }

@@ -5,21 +5,22 @@
  * graphile-worker alone waits 4 hours, since on a shared database it cannot know who is alive.
  *
  * Worst case from a SIGKILL to another worker taking the job:
- *   WORKER_STALE_MS (10 s: the heartbeat goes stale) + STALE_SWEEP_MS (3 s: the next sweep)
- *   + the worker poll interval (2 s: unlocking does not NOTIFY) = 15 s, documented as "within 20 s".
- * A live worker is only mistaken for dead if it misses five beats in a row (its event loop or its
- * database blocked for 10 s); its job then runs twice, which ingestion tolerates (it replaces a
- * document's chunks in one transaction).
+ *   WORKER_STALE_MS (20 s: the heartbeat goes stale) + STALE_SWEEP_MS (3 s: the next sweep)
+ *   + the worker poll interval (2 s: unlocking does not NOTIFY) = 25 s, documented as "within 30 s".
+ * A live worker is only mistaken for dead if it misses ten beats in a row (its event loop blocked
+ * for 20 s: with a 10 s bound, one job ran twice in the Procfile test on a machine loaded twentyfold);
+ * its job then runs twice, which ingestion tolerates (it replaces a document's chunks in one
+ * transaction).
  */
 import { hostname } from 'node:os';
 import { sql } from 'kysely';
 import type { Db } from '../../../db/connect';
 
 export const WORKER_BEAT_MS = 2_000;
-export const WORKER_STALE_MS = 10_000;
+export const WORKER_STALE_MS = 20_000;
 export const STALE_SWEEP_MS = 3_000;
 /** What the README promises: a dead worker's job is running again within this. */
-export const CRASHED_JOB_RECOVERY_BOUND_MS = 20_000;
+export const CRASHED_JOB_RECOVERY_BOUND_MS = 30_000;
 
 export type WorkerProcess = { processId: string; hostname: string; pid: number };
 
