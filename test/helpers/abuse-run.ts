@@ -5,9 +5,9 @@ import fc from 'fast-check';
 import { measureNeighbour, percentile, requests, send, slowloris, type Outcome, type Target } from './abuse';
 import { rssMb, type StartedServer } from './server-process';
 
-/** Documented in README (Security): the server's resident memory under abuse, embedded database and inline worker included. */
+/** Documented in docs/security.md: the server's resident memory under abuse, embedded database and inline worker included. */
 export const RSS_BOUND_MB = 1_200;
-/** Documented in README (Security): another organisation's p95 while one floods, on a loaded 2-core CI machine. */
+/** Documented in docs/security.md: another organisation's p95 while one floods, on a loaded 2-core CI machine. */
 export const NEIGHBOUR_P95_MS = 3_000;
 
 const ROOT = path.resolve(import.meta.dirname, '../..');

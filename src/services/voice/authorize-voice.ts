@@ -1,7 +1,7 @@
 /**
  * Who may open a voice session: the widget token's checks (signature, expiry, Origin, allowlist,
  * KB widget on), then voice availability (plan, setting, provider). Every refusal carries the
- * protocol's code (see /api/widget/voice in the README), which the gateway sends and closes with.
+ * protocol's code (the close-code table in docs/voice.md), which the gateway sends and closes with.
  */
 import type { KnowledgeBase } from '../../../db/types';
 import { createContext, type AppDeps, type ServiceContext } from '../../context';
