@@ -376,6 +376,27 @@ describe('the dashboard app', () => {
     }
   });
 
+  it("shows a processing document's stage and progress through the documents query the poll re-sends", async () => {
+    const { KbDocuments } = await import('../../src/dashboard/app/queries');
+    const { progressLabel } = await import('../../src/dashboard/app/progress-label');
+    const { print } = await import('graphql');
+    const up = await uploadFile(t.app, a.key, a.kbId, { name: 'progress.md', bytes: '# Progress\n\nKites again.' });
+    const id = up.body.document?.id ?? up.body.id;
+    // The worker's progress reporter mid-way through embedding (ingestion is too quick to catch in the act).
+    await t.db.updateTable('documents').set({ stage: 'embedding', progress_done: 512, progress_total: 2496, progress_unit: 'chunks' }).where('id', '=', id).execute();
+    const page = async () => (await dash(a.cookie, print(KbDocuments as never), { id: a.kbId, first: 50, status: 'processing' })).body.data.knowledgeBase.documentPage.nodes;
+    const doc = (await page()).find((d: any) => d.id === id);
+    expect(doc).toMatchObject({ status: 'processing', stage: 'embedding', progress: { done: 512, total: 2496, unit: 'chunks' } });
+    expect(progressLabel(doc.stage, doc.progress)).toBe('embedding 512/2,496 chunks');
+    expect(progressLabel('ocr', { done: 1, total: 4, unit: 'pages' })).toBe('ocr 1/4 pages');
+    expect(progressLabel('chunking', null)).toBe('chunking');
+    expect(progressLabel(null, null)).toBeNull();
+    await runQueuedJobs(t);
+    expect((await page()).find((d: any) => d.id === id)).toBeUndefined();
+    const settled = (await dash(a.cookie, 'query($kb: ID!, $id: ID!) { document(kbId: $kb, id: $id) { status stage progress { done } } }', { kb: a.kbId, id })).body.data.document;
+    expect(settled).toEqual({ status: 'ready', stage: null, progress: null });
+  });
+
   it('keeps the first screen within 100 KB of gzipped JavaScript and CSS (npm run bench -- dashboard prints it)', async () => {
     const { buildDashboard } = await import('../../src/dashboard/build-dashboard');
     const { gzipSync } = await import('node:zlib');
