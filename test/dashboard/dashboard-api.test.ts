@@ -347,6 +347,24 @@ describe('chatStream: the Sandbox chat as a subscription over SSE', () => {
     expect(await refused({ cookie: a.cookie }, {}, b.kbId)).toBe('not_found');
   });
 
+  it('a model failing mid-answer ends the stream with a GraphQL error of the shared code table', async () => {
+    // The answer model as an unreachable provider would behave (the offline one cannot fail).
+    const failing = {
+      specificationVersion: 'v2', provider: 'failing', modelId: 'failing', supportedUrls: {},
+      doGenerate: async () => { throw new Error('upstream exploded'); },
+      doStream: async () => { throw new Error('upstream exploded'); },
+    };
+    const app = createApp({ ...t.deps, models: { ...t.deps.models, answerModel: failing as never } });
+    const res = await app.fetch(new Request(`${ORIGIN}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': a.key }, body: JSON.stringify({ query: CHAT_STREAM, variables: { kbId: a.kbId, m: 'How long does the Zephyr kite fly on one battery pack?' } }) }));
+    const results: any[] = [];
+    for await (const e of readSse(res.body!)) if (e.event === 'next') results.push(JSON.parse(e.data));
+    expect(results.slice(0, 2).map((r) => r.data.chatStream.type)).toEqual(['session', 'citations']);
+    const last = results.at(-1);
+    expect(last.data).toBeNull();
+    expect(last.errors[0].extensions.app_code).toBe('unavailable');
+    expect(JSON.stringify(last)).not.toContain('upstream exploded');
+  });
+
   it('is charged against the rate limit like any request', async () => {
     const limited = createApp({ ...t.deps, config: { ...t.deps.config, rateLimitPerMinute: 2 } });
     const org = await createOrgWithKey(t.deps, { plan: 'pro' });
