@@ -5,7 +5,7 @@ import type { Citation } from '../src/services/rag/citations';
 import { startSearch } from '../src/services/rag/search';
 import { builder } from './builder';
 
-const CitationRef = builder.objectRef<Citation>('Citation').implement({
+export const CitationRef = builder.objectRef<Citation>('Citation').implement({
   fields: (t) => ({
     docId: t.exposeID('doc_id'),
     score: t.exposeFloat('score', { description: 'Relevance in (0, 1); higher is better' }),

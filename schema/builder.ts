@@ -31,6 +31,7 @@ builder.scalarType('DateTime', {
 
 builder.queryType({});
 builder.mutationType({});
+builder.subscriptionType({});
 
 builder.scalarType('File', {
   description: 'A file sent with the GraphQL multipart request spec',

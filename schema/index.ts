@@ -9,5 +9,6 @@ import './api-key';
 import './conversation';
 import './document-page';
 import './usage';
+import './chat-stream';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -67,18 +67,24 @@ type CostContext = {
 };
 
 function costPlugin(): Plugin<CostContext> {
-  return {
-    async onExecute({ args, setResultAndStopExecution }) {
-      const cost = operationCost(args.document, args.operationName);
-      try {
-        if (cost > GRAPHQL_LIMITS.maxCost) {
-          throw new AppError('invalid_input', `The request asks for ${cost} root fields; at most ${GRAPHQL_LIMITS.maxCost} are allowed in one request`);
-        }
-        await args.contextValue.chargeCost(cost);
-      } catch (err) {
-        setResultAndStopExecution({ errors: [appGraphQLError(toAppError(err))] });
+  const charge = async (
+    args: { document: DocumentNode; operationName?: string | null | undefined; contextValue: CostContext },
+    stop: (result: { errors: GraphQLError[] }) => void,
+  ) => {
+    const cost = operationCost(args.document, args.operationName);
+    try {
+      if (cost > GRAPHQL_LIMITS.maxCost) {
+        throw new AppError('invalid_input', `The request asks for ${cost} root fields; at most ${GRAPHQL_LIMITS.maxCost} are allowed in one request`);
       }
-    },
+      await args.contextValue.chargeCost(cost);
+    } catch (err) {
+      stop({ errors: [appGraphQLError(toAppError(err))] });
+    }
+  };
+  return {
+    onExecute: ({ args, setResultAndStopExecution }) => charge(args, setResultAndStopExecution),
+    // Subscriptions (the streamed chat) do not pass through onExecute: charged the same, once per request.
+    onSubscribe: ({ args, setResultAndStopExecution }) => charge(args, setResultAndStopExecution),
   };
 }
 

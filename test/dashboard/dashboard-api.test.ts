@@ -16,6 +16,7 @@ import { createOrgWithKey } from '../helpers/factories';
 import { runQueuedJobs } from '../helpers/jobs';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 import { uploadFile } from '../helpers/upload';
+import { readSse } from '../../widget/src/sse';
 
 const ORIGIN = 'http://groundwork.test';
 const HOST = 'groundwork.test';
@@ -49,6 +50,26 @@ async function makeOrg(): Promise<Org> {
   const kb = await restClient(t.app, created.api_key).post('/api/kbs', { name: 'KB' });
   return { key: created.api_key, slug: created.org.slug, orgId: created.org.id, kbId: kb.body.kb.id, cookie: await signIn(created.api_key) };
 }
+
+/** A subscription as the dashboard's Sandbox sends it: POST with `accept: text/event-stream`, read as SSE. */
+async function dashStream(auth: { cookie?: string; key?: string }, query: string, variables: Record<string, unknown>, headers: Record<string, string | null> = {}) {
+  const h: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream', host: HOST, origin: ORIGIN, 'sec-fetch-site': 'same-origin', 'x-groundwork-csrf': '1' };
+  if (auth.cookie) h.cookie = `gw_admin=${auth.cookie}`;
+  if (auth.key) h['x-api-key'] = auth.key;
+  for (const [k, v] of Object.entries(headers)) v === null ? delete h[k] : (h[k] = v);
+  const res = await t.app.fetch(new Request(`${ORIGIN}/graphql`, { method: 'POST', headers: h, body: JSON.stringify({ query, variables }) }));
+  const results: { data?: any; errors?: { message: string; extensions: { app_code: string } }[] }[] = [];
+  const kinds: string[] = [];
+  for await (const e of readSse(res.body!)) {
+    kinds.push(e.event);
+    if (e.event === 'next') results.push(JSON.parse(e.data));
+  }
+  return { res, results, kinds };
+}
+
+const CHAT_STREAM = `subscription($kbId: ID!, $m: String!, $s: ID) {
+  chatStream(kbId: $kbId, message: $m, sessionId: $s) { type sessionId query text answer citations { marker docId chunkId filename snippet score } }
+}`;
 
 const code = (body: { errors?: { extensions: { app_code: string } }[] }) => body.errors?.[0]?.extensions.app_code;
 
@@ -271,6 +292,95 @@ describe('Sandbox, keys and usage fields', () => {
   });
 });
 
+describe('chatStream: the Sandbox chat as a subscription over SSE', () => {
+  beforeAll(async () => {
+    const bytes = '# Zephyr kite\n\nThe Zephyr kite flies for six hours on one battery pack. Its frame is carbon fibre and its sail is ripstop nylon.';
+    expect((await uploadFile(t.app, a.key, a.kbId, { name: 'zephyr.md', bytes })).status).toBe(202);
+    await runQueuedJobs(t);
+  });
+
+  it('streams session, citations, several deltas, then done, agreeing with the chat mutation', async () => {
+    const question = 'How long does the Zephyr kite fly on one battery pack?';
+    const { res, results, kinds } = await dashStream({ cookie: a.cookie }, CHAT_STREAM, { kbId: a.kbId, m: question });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(kinds.at(-1)).toBe('complete');
+    expect(results.every((r) => r.errors === undefined)).toBe(true);
+    const events = results.map((r) => r.data.chatStream);
+    const types = events.map((e) => e.type);
+    expect(types[0]).toBe('session');
+    expect(types[1]).toBe('citations');
+    expect(types.at(-1)).toBe('done');
+    const deltas = events.filter((e) => e.type === 'delta');
+    expect(deltas.length, JSON.stringify(events)).toBeGreaterThan(1);
+    expect(types.slice(2, -1).every((x) => x === 'delta')).toBe(true);
+    const done = events.at(-1);
+    expect(done.answer.length).toBeGreaterThan(0);
+    expect(deltas.map((d) => d.text).join('').trim()).toBe(done.answer);
+    expect(done.citations.length).toBeGreaterThan(0);
+    expect(new Set(events.map((e) => e.sessionId))).toEqual(new Set([events[0].sessionId]));
+    expect(events[1].citations.length).toBeGreaterThanOrEqual(done.citations.length);
+
+    // The non-streamed mutation answers the same question identically (same service, same model).
+    const chat = (await dash(a.cookie, 'mutation($id: ID!, $m: String!) { chat(kbId: $id, message: $m) { response citations { marker docId chunkId filename snippet score } } }', { id: a.kbId, m: question })).body.data.chat;
+    expect(chat.response).toBe(done.answer);
+    expect(chat.citations).toEqual(done.citations);
+
+    // The exchange is stored, so the session continues as chat memory.
+    const messages = (await dash(a.cookie, 'query($id: ID!, $s: ID!) { chatMessages(kbId: $id, sessionId: $s) { role content } }', { id: a.kbId, s: done.sessionId })).body.data.chatMessages;
+    expect(messages).toEqual([{ role: 'user', content: question }, { role: 'assistant', content: done.answer }]);
+    // An API key works as for queries.
+    const viaKey = await dashStream({ key: a.key }, CHAT_STREAM, { kbId: a.kbId, m: question }, { origin: null, 'sec-fetch-site': null, 'x-groundwork-csrf': null });
+    expect(viaKey.results.at(-1)!.data.chatStream.answer).toBe(done.answer);
+  });
+
+  it('is refused without auth, with a cookie from another origin or without the CSRF header, and across tenants', async () => {
+    const refused = async (auth: { cookie?: string; key?: string }, headers: Record<string, string | null>, kbId = a.kbId) => {
+      const { results } = await dashStream(auth, CHAT_STREAM, { kbId, m: 'How long do kites fly?' }, headers);
+      expect(results).toHaveLength(1);
+      expect(results[0]!.data ?? null).toBeNull();
+      return code(results[0]!);
+    };
+    expect(await refused({}, {})).toBe('unauthorized');
+    expect(await refused({ cookie: a.cookie }, { origin: 'http://evil.example', 'sec-fetch-site': 'cross-site' })).toBe('forbidden');
+    expect(await refused({ cookie: a.cookie }, { 'x-groundwork-csrf': null })).toBe('forbidden');
+    expect(await refused({ cookie: a.cookie }, {}, b.kbId)).toBe('not_found');
+  });
+
+  it('a model failing mid-answer ends the stream with a GraphQL error of the shared code table', async () => {
+    // The answer model as an unreachable provider would behave (the offline one cannot fail).
+    const failing = {
+      specificationVersion: 'v2', provider: 'failing', modelId: 'failing', supportedUrls: {},
+      doGenerate: async () => { throw new Error('upstream exploded'); },
+      doStream: async () => { throw new Error('upstream exploded'); },
+    };
+    const app = createApp({ ...t.deps, models: { ...t.deps.models, answerModel: failing as never } });
+    const res = await app.fetch(new Request(`${ORIGIN}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': a.key }, body: JSON.stringify({ query: CHAT_STREAM, variables: { kbId: a.kbId, m: 'How long does the Zephyr kite fly on one battery pack?' } }) }));
+    const results: any[] = [];
+    for await (const e of readSse(res.body!)) if (e.event === 'next') results.push(JSON.parse(e.data));
+    expect(results.slice(0, 2).map((r) => r.data.chatStream.type)).toEqual(['session', 'citations']);
+    const last = results.at(-1);
+    expect(last.data).toBeNull();
+    expect(last.errors[0].extensions.app_code).toBe('unavailable');
+    expect(JSON.stringify(last)).not.toContain('upstream exploded');
+  });
+
+  it('is charged against the rate limit like any request', async () => {
+    const limited = createApp({ ...t.deps, config: { ...t.deps.config, rateLimitPerMinute: 2 } });
+    const org = await createOrgWithKey(t.deps, { plan: 'pro' });
+    const kb = await restClient(t.app, org.api_key).post('/api/kbs', { name: 'KB' });
+    const send = async () => {
+      const res = await limited.fetch(new Request(`${ORIGIN}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': org.api_key }, body: JSON.stringify({ query: CHAT_STREAM, variables: { kbId: kb.body.kb.id, m: 'Anything?' } }) }));
+      const out: any[] = [];
+      for await (const e of readSse(res.body!)) if (e.event === 'next') out.push(JSON.parse(e.data));
+      return out;
+    };
+    expect((await send()).at(-1).data.chatStream.type).toBe('done');
+    expect((await send()).at(-1).data.chatStream.type).toBe('done');
+    expect(code((await send())[0])).toBe('rate_limited');
+  });
+});
+
 describe('the dashboard app', () => {
   it('every GraphQL document it sends is valid against the schema', async () => {
     const queries = await import('../../src/dashboard/app/queries');
@@ -282,6 +392,27 @@ describe('the dashboard app', () => {
       // The printed text is exactly what goes over the wire.
       expect(validate(schema, parse(text)).map((e) => e.message), text).toEqual([]);
     }
+  });
+
+  it("shows a processing document's stage and progress through the documents query the poll re-sends", async () => {
+    const { KbDocuments } = await import('../../src/dashboard/app/queries');
+    const { progressLabel } = await import('../../src/dashboard/app/progress-label');
+    const { print } = await import('graphql');
+    const up = await uploadFile(t.app, a.key, a.kbId, { name: 'progress.md', bytes: '# Progress\n\nKites again.' });
+    const id = up.body.document?.id ?? up.body.id;
+    // The worker's progress reporter mid-way through embedding (ingestion is too quick to catch in the act).
+    await t.db.updateTable('documents').set({ stage: 'embedding', progress_done: 512, progress_total: 2496, progress_unit: 'chunks' }).where('id', '=', id).execute();
+    const page = async () => (await dash(a.cookie, print(KbDocuments as never), { id: a.kbId, first: 50, status: 'processing' })).body.data.knowledgeBase.documentPage.nodes;
+    const doc = (await page()).find((d: any) => d.id === id);
+    expect(doc).toMatchObject({ status: 'processing', stage: 'embedding', progress: { done: 512, total: 2496, unit: 'chunks' } });
+    expect(progressLabel(doc.stage, doc.progress)).toBe('embedding 512/2,496 chunks');
+    expect(progressLabel('ocr', { done: 1, total: 4, unit: 'pages' })).toBe('ocr 1/4 pages');
+    expect(progressLabel('chunking', null)).toBe('chunking');
+    expect(progressLabel(null, null)).toBeNull();
+    await runQueuedJobs(t);
+    expect((await page()).find((d: any) => d.id === id)).toBeUndefined();
+    const settled = (await dash(a.cookie, 'query($kb: ID!, $id: ID!) { document(kbId: $kb, id: $id) { status stage progress { done } } }', { kb: a.kbId, id })).body.data.document;
+    expect(settled).toEqual({ status: 'ready', stage: null, progress: null });
   });
 
   it('keeps the first screen within 100 KB of gzipped JavaScript and CSS (npm run bench -- dashboard prints it)', async () => {

@@ -177,6 +177,11 @@ describe('the dashboard in Chromium, as a new administrator', () => {
     await page.getByLabel('Question').fill('What is LayoutParser?');
     await page.getByRole('button', { name: 'Ask' }).click();
     await page.locator('.msg.assistant').waitFor({ timeout: 30_000 });
+    // Streamed through the chatStream subscription: complete once data-streaming is gone, and the
+    // app counted the pieces the text arrived in.
+    const answer = page.locator('.msg.assistant:not([data-streaming])').first();
+    await answer.waitFor({ timeout: 30_000 });
+    expect(Number(await answer.getAttribute('data-pieces'))).toBeGreaterThan(1);
     const cite = page.locator('.msg.assistant button.cite').first();
     await cite.waitFor();
     await cite.click();

@@ -8,6 +8,7 @@
 import { initGraphQLTada, type ResultOf, type TadaDocumentNode, type VariablesOf } from 'gql.tada';
 import { print } from '@0no-co/graphql.web';
 import type { introspection } from './graphql-env';
+import { readSse } from '../../../widget/src/sse';
 
 export const graphql = initGraphQLTada<{ introspection: introspection; disableMasking: true; scalars: { DateTime: string; ID: string; File: File } }>();
 export type { ResultOf, VariablesOf };
@@ -48,6 +49,34 @@ export async function gql<R, V>(doc: TadaDocumentNode<R, V>, variables?: V): Pro
   }
   const body = (await res.json().catch(() => ({ errors: [{ message: `HTTP ${res.status}` }] }))) as Body;
   return unwrap<R>(body);
+}
+
+/**
+ * A subscription over SSE, as yoga serves it to a POST with `accept: text/event-stream`: each `next`
+ * event is one result, `complete` ends the stream. Yields each result's data; an error ends the stream
+ * with a GqlError (the same codes as gql()).
+ */
+export async function* gqlStream<R, V>(doc: TadaDocumentNode<R, V>, variables: V, signal?: AbortSignal): AsyncGenerator<R> {
+  let res: Response;
+  try {
+    res = await fetch('/graphql', {
+      method: 'POST',
+      headers: { ...HEADERS, accept: 'text/event-stream' },
+      credentials: 'same-origin',
+      body: JSON.stringify({ query: print(doc), variables }),
+      ...(signal ? { signal } : {}),
+    });
+  } catch {
+    throw new GqlError('The server cannot be reached', 'network');
+  }
+  if (!res.body || !res.headers.get('content-type')?.startsWith('text/event-stream')) {
+    unwrap((await res.json().catch(() => ({ errors: [{ message: `HTTP ${res.status}` }] }))) as Body);
+    throw new GqlError(`HTTP ${res.status}`, 'internal_error');
+  }
+  for await (const e of readSse(res.body)) {
+    if (e.event === 'complete') return;
+    if (e.event === 'next') yield unwrap<R>(JSON.parse(e.data) as Body);
+  }
 }
 
 /** A GraphQL multipart upload (the spec yoga implements), reporting progress from 0 to 1. */

@@ -4,6 +4,7 @@ import { graphql } from './gql';
 export const DocumentFields = graphql(`
   fragment DocumentFields on Document {
     id kbId filename source status chunkCount error sizeBytes pages createdAt updatedAt
+    stage progress { done total unit }
   }
 `);
 
@@ -71,10 +72,10 @@ export const CitationFields = graphql(`
   fragment CitationFields on Citation { marker docId chunkId filename url page heading snippet score }
 `);
 
-export const Chat = graphql(
+export const ChatStream = graphql(
   `
-  mutation Chat($kbId: ID!, $message: String!, $sessionId: ID) {
-    chat(kbId: $kbId, message: $message, sessionId: $sessionId) { response sessionId citations { ...CitationFields } }
+  subscription ChatStream($kbId: ID!, $message: String!, $sessionId: ID) {
+    chatStream(kbId: $kbId, message: $message, sessionId: $sessionId) { type sessionId text answer citations { ...CitationFields } }
   }
 `,
   [CitationFields],

@@ -2,15 +2,17 @@
  * Sandbox: ask a KB a question as a chat (session memory), see the numbered citations, open one, and
  * beside the answer the retrieved passages in rank order with their lexical and vector scores.
  * Past conversations of the KB (widget's included) can be browsed and continued.
- * The answer arrives whole: the dashboard speaks only GraphQL, where the chat is one mutation.
+ * The answer streams in through the chatStream subscription (SSE), piece by piece; its markers link
+ * to the retrieved sources as they arrive, and to the sources it actually cites once it is done.
  */
-import { useEffect, useState } from 'preact/hooks';
-import { gql, type ResultOf } from './gql';
-import { Chat, ChatMessages, Conversations, KbList, Retrieve } from './queries';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { gql, gqlStream, type ResultOf } from './gql';
+import { ChatMessages, ChatStream, Conversations, KbList, Retrieve } from './queries';
 import { errorMessage, formatDate, Notice, useLoad } from './ui';
 
-type Citation = ResultOf<typeof Chat>['chat']['citations'][number];
-type Message = { role: string; content: string; citations: readonly Citation[] };
+type Citation = NonNullable<ResultOf<typeof ChatStream>['chatStream']['citations']>[number];
+/** `pieces` counts the streamed deltas (exposed as data-pieces, so a test can see the answer arrive in parts). */
+type Message = { role: string; content: string; citations: readonly Citation[]; streaming?: boolean; pieces?: number };
 type Passages = ResultOf<typeof Retrieve>['retrieve'];
 
 function AnswerText({ m, onCite }: { m: Message; onCite: (c: Citation) => void }) {
@@ -74,25 +76,47 @@ export function SandboxView({ kbId: routeKb }: { kbId?: string | undefined }) {
   useEffect(() => {
     if (!kbId && kbs.data?.knowledgeBases[0]) setKbId(kbs.data.knowledgeBases[0].id);
   }, [kbs.data]);
-  const reset = () => (setSessionId(null), setMessages([]), setPassages(null), setOpen(null));
+
+  const inFlight = useRef<AbortController | null>(null);
+  useEffect(() => () => inFlight.current?.abort(), []);
+  const reset = () => (inFlight.current?.abort(), setSessionId(null), setMessages([]), setPassages(null), setOpen(null));
+
+  /** Replaces the last message (the answer being streamed). */
+  const updateAnswer = (fn: (m: Message) => Message) => setMessages((ms) => [...ms.slice(0, -1), fn(ms[ms.length - 1]!)]);
 
   const ask = async () => {
     const q = question.trim();
     if (!q || !kbId) return;
+    const abort = new AbortController();
+    inFlight.current = abort;
     setBusy(true);
     setError(null);
     setMessages((m) => [...m, { role: 'user', content: q, citations: [] }]);
     setQuestion('');
+    const retrieval = gql(Retrieve, { kbId, query: q, topK: 8 });
+    retrieval.catch(() => {}); // awaited below; not unhandled if the stream fails first
     try {
-      const [chat, retrieval] = await Promise.all([gql(Chat, { kbId, message: q, ...(sessionId ? { sessionId } : {}) }), gql(Retrieve, { kbId, query: q, topK: 8 })]);
-      setSessionId(chat.chat.sessionId);
-      setMessages((m) => [...m, { role: 'assistant', content: chat.chat.response, citations: chat.chat.citations }]);
-      setPassages(retrieval.retrieve);
+      let started = false;
+      for await (const { chatStream: e } of gqlStream(ChatStream, { kbId, message: q, ...(sessionId ? { sessionId } : {}) }, abort.signal)) {
+        if (e.type === 'session') {
+          setSessionId(e.sessionId);
+          setMessages((m) => [...m, { role: 'assistant', content: '', citations: [], streaming: true, pieces: 0 }]);
+          started = true;
+        } else if (!started) continue;
+        else if (e.type === 'citations') updateAnswer((m) => ({ ...m, citations: e.citations ?? [] }));
+        else if (e.type === 'delta') updateAnswer((m) => ({ ...m, content: m.content + (e.text ?? ''), pieces: (m.pieces ?? 0) + 1 }));
+        else if (e.type === 'done') updateAnswer((m) => ({ ...m, content: e.answer ?? m.content, citations: e.citations ?? [], streaming: false }));
+      }
+      setPassages((await retrieval).retrieve);
       setReloadKey((k) => k + 1);
     } catch (err) {
-      setError(errorMessage(err));
+      if (!abort.signal.aborted) setError(errorMessage(err));
+      setMessages((ms) => ms.map((m) => (m.streaming ? { ...m, streaming: false } : m)));
     } finally {
-      setBusy(false);
+      if (inFlight.current === abort) {
+        inFlight.current = null;
+        setBusy(false);
+      }
     }
   };
 
@@ -111,16 +135,17 @@ export function SandboxView({ kbId: routeKb }: { kbId?: string | undefined }) {
       {kbs.data && kbs.data.knowledgeBases.length === 0 && <p class="muted">Create a knowledge base first.</p>}
       <div class="grid2" style="margin-top:16px">
         <div>
-          <div class="card" aria-live="polite">
+          {/* aria-busy holds the announcement until the streamed answer is complete. */}
+          <div class="card" aria-live="polite" aria-busy={busy}>
             <h2 style="margin-top:0">Conversation{sessionId ? '' : ' (new)'}</h2>
             {messages.length === 0 && <p class="muted">Ask a question as a visitor would. The answer cites its sources with numbers.</p>}
             {messages.map((m) => (
-              <div class={`msg ${m.role}`} data-role={m.role}>
+              <div class={`msg ${m.role}`} data-role={m.role} data-streaming={m.streaming ? 'true' : undefined} data-pieces={m.pieces}>
                 <div class="small muted">{m.role === 'user' ? 'Question' : 'Answer'}</div>
                 {m.role === 'assistant' ? <AnswerText m={m} onCite={setOpen} /> : <p style="margin:0">{m.content}</p>}
               </div>
             ))}
-            {busy && <p class="muted" role="status">Answering…</p>}
+            {busy && messages[messages.length - 1]?.role === 'user' && <p class="muted" role="status">Answering…</p>}
             <Notice error={error} />
             <form onSubmit={(e) => (e.preventDefault(), void ask())}>
               <label for="sandbox-question">Question</label>

@@ -2,6 +2,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { GqlError } from './gql';
+import { progressLabel, type IngestProgress } from './progress-label';
 
 export function errorMessage(err: unknown): string {
   return err instanceof GqlError || err instanceof Error ? err.message : String(err);
@@ -16,10 +17,11 @@ export function since(iso: string, now = Date.now()): string {
 
 export const formatDate = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
 
-export function StatusBadge({ doc }: { doc: { status: string; chunkCount: number; updatedAt: string; error?: string | null } }) {
+export function StatusBadge({ doc }: { doc: { status: string; chunkCount: number; updatedAt: string; error?: string | null; stage?: string | null; progress?: IngestProgress | null } }) {
   if (doc.status === 'ready') return <span class="badge ready">Ready · {doc.chunkCount} {doc.chunkCount === 1 ? 'chunk' : 'chunks'}</span>;
   if (doc.status === 'failed') return <span class="badge failed">Failed</span>;
-  return <span class="badge processing">Processing · {since(doc.updatedAt)}</span>;
+  const step = progressLabel(doc.stage, doc.progress);
+  return <span class="badge processing">Processing · {step ? `${step} · ` : ''}{since(doc.updatedAt)}</span>;
 }
 
 export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {

@@ -1,0 +1,71 @@
+/**
+ * The chat as a GraphQL subscription (served over SSE by yoga): the same events REST's streamed chat
+ * sends, from the same service stream, so the dashboard can render the answer as it is generated.
+ */
+import { startChat, type ChatEvent } from '../src/services/chat/send-chat-message';
+import type { Citation } from '../src/services/rag/citations';
+import { builder } from './builder';
+import { CitationRef } from './answers';
+
+const ChatStreamEventType = builder.enumType('ChatStreamEventType', {
+  description: 'session first, then citations (the retrieved sources), delta (repeated), and done',
+  values: ['session', 'citations', 'delta', 'done'] as const,
+});
+
+type StreamItem = { event: ChatEvent; sessionId: string } | { failure: unknown };
+
+const ChatStreamEvent = builder.objectRef<{ event: ChatEvent; sessionId: string }>('ChatStreamEvent').implement({
+  description: 'One event of a streamed chat answer; fields that do not belong to the event type are null',
+  fields: (t) => ({
+    type: t.field({ type: ChatStreamEventType, resolve: ({ event }) => (event.type === 'sources' ? 'citations' : event.type) }),
+    sessionId: t.exposeID('sessionId'),
+    query: t.string({ nullable: true, description: 'session: the question as retrieval read it (condensed with the history)', resolve: ({ event }) => (event.type === 'session' ? event.query : null) }),
+    text: t.string({ nullable: true, description: 'delta: the next piece of the answer', resolve: ({ event }) => (event.type === 'delta' ? event.text : null) }),
+    answer: t.string({ nullable: true, description: 'done: the full answer', resolve: ({ event }) => (event.type === 'done' ? event.answer : null) }),
+    citations: t.field({
+      type: [CitationRef],
+      nullable: true,
+      description: 'citations: every retrieved source; done: the sources the answer cites',
+      resolve: ({ event }): Citation[] | null => (event.type === 'sources' || event.type === 'done' ? event.citations : null),
+    }),
+  }),
+});
+
+builder.subscriptionFields((t) => ({
+  chatStream: t.field({
+    type: ChatStreamEvent,
+    description: 'The chat mutation, streamed: memory is kept per sessionId, the exchange is stored when done',
+    args: { kbId: t.arg.id({ required: true }), message: t.arg.string({ required: true }), sessionId: t.arg.id() },
+    // An async function (not a generator): authentication and input errors are raised before the
+    // stream starts, so they come back as an ordinary GraphQL error.
+    subscribe: async (_r, { kbId, message, sessionId }, ctx) => {
+      const abort = new AbortController();
+      ctx.request.signal?.addEventListener('abort', () => abort.abort());
+      const events = await startChat(
+        await ctx.auth(),
+        { kb_id: String(kbId), message, ...(sessionId != null ? { session_id: String(sessionId) } : {}) },
+        abort.signal,
+      );
+      async function* stream(): AsyncGenerator<StreamItem> {
+        let session = '';
+        try {
+          for await (const event of events) {
+            if (event.type === 'session') session = event.session_id;
+            yield { event, sessionId: session };
+          }
+        } catch (failure) {
+          // Raised by resolve, so maskError turns it into the shared error code table.
+          if (!abort.signal.aborted) yield { failure };
+        } finally {
+          // The client went away (yoga returns the iterator): stop generating.
+          abort.abort();
+        }
+      }
+      return stream() as AsyncIterable<never>;
+    },
+    resolve: (item: StreamItem) => {
+      if ('failure' in item) throw item.failure;
+      return item;
+    },
+  }),
+}));
