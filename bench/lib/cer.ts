@@ -27,3 +27,19 @@ export function characterErrorRate(ocr: string, reference: string): { cer: numbe
   const edits = levenshtein(o, r);
   return { cer: r.length === 0 ? 0 : edits / r.length, edits, refChars: r.length };
 }
+
+/**
+ * Share of the reference's words that the OCR text holds (as a multiset), whatever their order:
+ * tells misread characters from a reading order that differs from the text layer's (boxes, columns).
+ */
+export function wordRecall(ocr: string, reference: string): number {
+  const have = new Map<string, number>();
+  for (const w of normaliseForCer(ocr).split(' ')) have.set(w, (have.get(w) ?? 0) + 1);
+  const ref = normaliseForCer(reference).split(' ').filter(Boolean);
+  let found = 0;
+  for (const w of ref) {
+    const n = have.get(w) ?? 0;
+    if (n > 0) (found++, have.set(w, n - 1));
+  }
+  return ref.length === 0 ? 1 : found / ref.length;
+}

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { ocrPdfPages, stopOcr } from '../../src/ingest/ocr';
-import { characterErrorRate } from './cer';
+import { characterErrorRate, wordRecall } from './cer';
 import { DOCS, fileForm, newKb, seconds, startBenchServer, waitAll } from './ingest-server';
 
 /** Single-column pages of three digital PDFs (a protocol, a game manual, an annual-report narrative). */
@@ -29,6 +29,7 @@ export async function ocrAccuracy(): Promise<void> {
   let edits = 0;
   let refChars = 0;
   let ocrMs = 0;
+  let words = 0;
   for (const { file, pages } of CER_PAGES) {
     const bytes = readFileSync(path.join(DOCS, file));
     const { text } = await extractText(await getDocumentProxy(new Uint8Array(bytes)), { mergePages: false });
@@ -37,10 +38,12 @@ export async function ocrAccuracy(): Promise<void> {
       const [read] = await ocrPdfPages(bytes, [page]);
       const ms = performance.now() - t0;
       const r = characterErrorRate(read?.text ?? '', text[page - 1] ?? '');
+      const recall = wordRecall(read?.text ?? '', text[page - 1] ?? '');
       edits += r.edits;
       refChars += r.refChars;
       ocrMs += ms;
-      rows.push({ file, page, 'ref chars': r.refChars, 'ocr chars': read?.text.length ?? 0, 'render+OCR s': +(ms / 1000).toFixed(1), CER: `${(r.cer * 100).toFixed(1)} %`, confidence: read?.confidence ?? '' });
+      words += recall / CER_PAGES.reduce((a, p) => a + p.pages.length, 0);
+      rows.push({ file, page, 'ref chars': r.refChars, 'ocr chars': read?.text.length ?? 0, 'render+OCR s': +(ms / 1000).toFixed(1), CER: `${(r.cer * 100).toFixed(1)} %`, 'words found': `${(recall * 100).toFixed(1)} %`, confidence: read?.confidence ?? '' });
     }
   }
   await stopOcr();
@@ -48,7 +51,7 @@ export async function ocrAccuracy(): Promise<void> {
   console.table(rows);
   console.log(
     `OCR: ${rows.length} pages in ${seconds(ocrMs)} -> ${(rows.length / (ocrMs / 1000)).toFixed(2)} pages/s (${seconds(ocrMs / rows.length)} per page), ` +
-      `CER ${((edits / refChars) * 100).toFixed(1)} % over ${refChars} reference chars; worker start + first page ${seconds(startMs)}`,
+      `CER ${((edits / refChars) * 100).toFixed(1)} % over ${refChars} reference chars, ${(words * 100).toFixed(1)} % of reference words found (mean per page, order ignored); worker start + first page ${seconds(startMs)}`,
   );
 }
 
