@@ -45,7 +45,7 @@ async function bigFiles(b: BenchServer, files: string[]) {
     const { docs } = await waitAll(b, kb, [id], peak);
     const d = docs[0]!;
     console.log(
-      `${big}: ${d.status} in ${((performance.now() - t0) / 1000).toFixed(1)} s (upload to ready), ${d.pages ?? '-'} pages, ${d.chunk_count} chunks, peak RSS ${Math.round(peak.mb)} MB`,
+      `${big}: ${d.status} in ${((performance.now() - t0) / 1000).toFixed(1)} s (upload to ready), ${d.pages ?? '-'} pages, ${d.chunk_count} chunks, ${d.ocr_pages.length} pages OCR'd, peak RSS ${Math.round(peak.mb)} MB`,
     );
   }
 }

@@ -41,6 +41,9 @@ async function run(db: 'embedded' | 'postgres', mode: 'one request' | 'one reque
     const settledMs = performance.now() - t0;
     const ready = docs.filter((d) => d.status === 'ready').length;
     return { mode, files: files.length, requests, 'accepted s': +(acceptedMs / 1000).toFixed(2), 'all settled s': +(settledMs / 1000).toFixed(1), accepted: ids.length, refused: refused.length, ready, failed: docs.length - ready, refusedList: refused };
+  } catch (err) {
+    const code = b.server.child.exitCode ?? b.server.child.signalCode;
+    throw new Error(`${mode}: ${String(err)}; server ${code === null ? 'running' : `exited ${code}`}, its output ends:\n${b.server.output().slice(-4000)}`);
   } finally {
     await b.stop();
   }
