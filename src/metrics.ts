@@ -74,13 +74,16 @@ export function observePool(pool: pg.Pool, database: string): void {
 /** Queue state read from the database at scrape time, so every web process reports the same queue. */
 export function observeQueue(read: () => Promise<{ queued: number; locked: number; oldestQueuedSeconds: number; workerProcesses: number | null }>): void {
   let last: Awaited<ReturnType<typeof read>> | null = null;
-  let readAt = 0;
-  // One read per scrape, not one per gauge.
-  const refresh = async () => {
-    if (performance.now() - readAt < 1000) return;
-    readAt = performance.now();
-    last = await read().catch(() => null);
-  };
+  let pending: Promise<void> | null = null;
+  // One read per scrape, not one per gauge: prom-client collects the gauges concurrently, so they
+  // share the read in flight. Nothing is cached between scrapes (a scrape right after a job ran
+  // must not report the queue as it was).
+  const refresh = () =>
+    (pending ??= read()
+      .then((stats) => void (last = stats), () => void (last = null))
+      .finally(() => {
+        pending = null;
+      }));
   const gauge = (name: string, help: string, pick: (s: NonNullable<typeof last>) => number | null) =>
     new Gauge({
       name,

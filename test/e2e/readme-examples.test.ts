@@ -1,12 +1,12 @@
 /**
  * Every `curl` example in the README's ```bash blocks, run as printed against a real server
- * process (`npm start`), with the placeholders a reader fills in substituted: $GW, $KEY, kb_…,
+ * process (`npm start`), with the placeholders a reader fills in substituted: $GW, $KEY, $METRICS_TOKEN, kb_…,
  * doc_…, sess_…, handbook.pdf and the crawl URL. Each must answer 2xx. A placeholder this file does
  * not know (anything with "…" or "...", or a variable other than $GW/$KEY) fails the test by
  * name: add it to PLACEHOLDERS below when you add an example that needs one.
  */
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -17,25 +17,41 @@ import { startServer, type StartedServer } from '../helpers/server-process';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const PDF = path.resolve(ROOT, '../shared/data/docs/single_table.pdf');
 
-/** The curl commands of every ```bash block, continuation lines and multi-line quotes kept. */
+/**
+ * The curl commands of every ```bash block, continuation lines and multi-line quotes kept. Other
+ * shell lines of a block (a loop building arguments, a zip) run ahead of each later curl of that block.
+ */
 export function readmeCurlExamples(readme: string): string[] {
   const commands: string[] = [];
   for (const block of readme.matchAll(/```bash\n([\s\S]*?)```/g)) {
+    const prelude: string[] = [];
     let current: string[] | null = null;
+    const flush = () => {
+      if (current) commands.push([...prelude, current.join('\n').trim()].join('\n'));
+      current = null;
+    };
     for (const line of block[1]!.split('\n')) {
-      const starts = /^curl\s/.test(line);
-      const ends = current && !current.at(-1)!.endsWith('\\') && (line.trim() === '' || /^(#|curl\s|npm\s|export\s)/.test(line.trim()));
-      if (starts || ends) {
-        if (current) commands.push(current.join('\n'));
-        current = starts ? [] : null;
+      const continuing = current !== null && current.at(-1)!.endsWith('\\');
+      if (continuing) {
+        current!.push(line.replace(/\s{2,}# .*$/, ''));
+        continue;
       }
-      if (current) current.push(line.replace(/\s{2,}# .*$/, '').replace(/^# .*$/, ''));
+      // A line inside a multi-line quote of the current command (it does not start a new statement).
+      const statement = /^(#|curl\s|npm\s|export\s|\(|[A-Za-z_]\w*=|for\s)/.test(line.trim());
+      if (current && line.trim() !== '' && !statement) {
+        current.push(line);
+        continue;
+      }
+      flush();
+      if (/^curl\s/.test(line)) current = [line.replace(/\s{2,}# .*$/, '')];
+      else if (line.trim() && !/^(#|npm\s|export\s)/.test(line.trim())) prelude.push(line);
     }
-    if (current) commands.push(current.join('\n'));
+    flush();
   }
-  return commands.map((c) => c.trim()).filter(Boolean);
+  return commands.filter(Boolean);
 }
 
+const METRICS_TOKEN = 'readme-metrics-token-0123456789';
 const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-readme-'));
 const workDir = mkdtempSync(path.join(tmpdir(), 'gw-readme-cwd-'));
 let server: StartedServer;
@@ -45,13 +61,17 @@ let key: string;
 
 beforeAll(async () => {
   copyFileSync(PDF, path.join(workDir, 'handbook.pdf'));
+  // The folder the bulk-upload example loads.
+  mkdirSync(path.join(workDir, 'handbook'));
+  writeFileSync(path.join(workDir, 'handbook', 'leave.md'), '# Leave\n\nNew employees get 25 days of paid leave per year.');
+  writeFileSync(path.join(workDir, 'handbook', 'hours.txt'), 'The office opens at 8.');
   site = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html' });
     res.end('<html><head><title>Guide</title></head><body><main><h1>Guide</h1><p>Refunds take 14 days.</p></main></body></html>');
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
-  server = await startServer({ DATA_DIR: dataDir, DATABASE_URL: '', CRAWL_ALLOW_PRIVATE: 'true' });
+  server = await startServer({ DATA_DIR: dataDir, DATABASE_URL: '', CRAWL_ALLOW_PRIVATE: 'true', METRICS_TOKEN });
   key = server.apiKey!;
 });
 afterAll(async () => {
@@ -84,7 +104,10 @@ async function placeholders() {
 function substitute(command: string, values: Record<string, string>): string {
   let out = command;
   for (const [from, to] of Object.entries(values)) out = out.split(from).join(to);
-  const unknown = out.match(/\S*(…|\.\.\.)\S*/) ?? out.match(/\$(?!GW\b|KEY\b)[A-Za-z_]\w*/);
+  // Variables the example's own shell lines define ("for f in", "args=(…)") are not placeholders.
+  const own = [...out.matchAll(/(?:\bfor\s+([A-Za-z_]\w*)\s+in\b|^([A-Za-z_]\w*)=)/gm)].map((m) => m[1] ?? m[2]);
+  const variable = new RegExp(`\\$(?!(?:${['GW', 'KEY', 'METRICS_TOKEN', ...own].join('|')})\\b)[A-Za-z_]\\w*`);
+  const unknown = out.match(/\S*(…|\.\.\.)\S*/) ?? out.match(variable);
   if (unknown) throw new Error(`unknown placeholder ${JSON.stringify(unknown[0])} in README example:\n${command}`);
   return out;
 }
@@ -94,7 +117,7 @@ function runExample(command: string): Promise<{ status: number; output: string }
     execFile(
       'bash',
       ['-c', `${command} -w '\\nHTTP_STATUS:%{http_code}' --max-time 60`],
-      { cwd: workDir, env: { ...process.env, GW: server.url, KEY: key }, timeout: 90_000 },
+      { cwd: workDir, env: { ...process.env, GW: server.url, KEY: key, METRICS_TOKEN }, timeout: 90_000 },
       (err, stdout) => {
         if (err) return reject(new Error(`${command}\nfailed: ${err.message}`));
         const status = Number(stdout.match(/HTTP_STATUS:(\d+)\s*$/)?.[1]);

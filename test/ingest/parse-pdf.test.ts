@@ -87,10 +87,10 @@ describe('parsePdf', () => {
     expect(err.message).toBe('The PDF is password-protected.');
   });
 
-  it.each(['scan-bad.pdf', 'loremipsum-flat.pdf', 'single_table.pdf'])('refuses %s: image only, no text layer', async (name) => {
+  it.each(['scan-bad.pdf', 'loremipsum-flat.pdf', 'single_table.pdf'])('refuses %s with OCR off: image only, no text layer, and says OCR is off', async (name) => {
     const err = await failure(readDoc(name));
     expect(err.code).toBe('no_text');
-    expect(err.message).toBe('The PDF has no extractable text (scanned document?).');
+    expect(err.message).toBe('The PDF has no extractable text (scanned document?). OCR is turned off (OCR_MAX_PAGES=0).');
   });
 
   it('keeps the OCR text layer of a scanned PDF that has one', async () => {
