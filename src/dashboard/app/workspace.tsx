@@ -35,8 +35,15 @@ export function EmbedView({ org }: { org: Org }) {
         </div>
         <h2>Script tag</h2>
         <p class="small muted">Paste it before <code>&lt;/body&gt;</code> on every page that should show the chat bubble.</p>
-        <pre data-testid="snippet">{snippet}</pre>
-        <CopyButton text={snippet} label="Copy snippet" />
+        {/* No snippet without a KB: a tag with an empty data-kb would be copied and pasted as is. */}
+        {kbId ? (
+          <>
+            <pre data-testid="snippet">{snippet}</pre>
+            <CopyButton text={snippet} label="Copy snippet" />
+          </>
+        ) : (
+          <p class="muted">{kbs.data ? 'Create a knowledge base first: the tag names the one it answers from.' : 'Loading…'}</p>
+        )}
         <h2>Attributes</h2>
         <dl>
           <dt><code>data-org</code></dt><dd>Your organisation's slug (<code>{org.slug}</code>): which account answers.</dd>
