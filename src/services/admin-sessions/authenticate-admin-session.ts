@@ -3,6 +3,7 @@
  * are the same 401. Whether the request may use a cookie at all (origin, CSRF guard) is decided by
  * the HTTP layer before this is called.
  */
+import { ORG_COLUMNS } from '../orgs/org-columns';
 import type { AppDeps } from '../../context';
 import type { Organization } from '../../../db/types';
 import { AppError } from '../../errors';
@@ -21,12 +22,7 @@ export async function authenticateAdminSession(
     .select([
       'admin_sessions.id as session_id',
       'admin_sessions.expires_at',
-      'organizations.id',
-      'organizations.slug',
-      'organizations.name',
-      'organizations.plan',
-      'organizations.settings',
-      'organizations.created_at',
+      ...ORG_COLUMNS,
     ])
     .where('admin_sessions.secret_hash', '=', hashSecret(secret))
     .where('admin_sessions.revoked_at', 'is', null)

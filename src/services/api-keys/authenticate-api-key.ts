@@ -2,6 +2,7 @@
  * Resolves an `x-api-key` to its organisation. Unknown, malformed and revoked keys are
  * indistinguishable to the caller (one 401), and the hash comparison is constant-time.
  */
+import { ORG_COLUMNS } from '../orgs/org-columns';
 import type { AppDeps } from '../../context';
 import type { Organization } from '../../../db/types';
 import { AppError } from '../../errors';
@@ -28,12 +29,7 @@ export async function authenticateApiKey(
       'api_keys.hash',
       'api_keys.revoked_at',
       'api_keys.last_used_at',
-      'organizations.id',
-      'organizations.slug',
-      'organizations.name',
-      'organizations.plan',
-      'organizations.settings',
-      'organizations.created_at',
+      ...ORG_COLUMNS,
     ])
     .where('api_keys.prefix', '=', prefix)
     .executeTakeFirst();
