@@ -8,6 +8,7 @@
  */
 import { getDocumentProxy, getResolvedPDFJS } from 'unpdf';
 import { ocrPdfPages } from './ocr';
+import { UnmappedGlyphs } from './pdf-ligatures';
 import { PermanentIngestError } from './errors';
 import { cleanText, usableTitle } from './normalize';
 import type { ParsedDocument, ParsedSection, ParseProgress } from './types';
@@ -356,11 +357,13 @@ export async function parsePdf(bytes: Uint8Array, options: ParsePdfOptions = {})
     let textChars = 0;
     const ocrMax = options.ocrMaxPages ?? 0;
     const scanned: number[] = [];
+    const glyphs = new UnmappedGlyphs();
     for (let pageNumber = 1; pageNumber <= pdf.numPages; pageNumber++) {
       options.onProgress?.({ stage: 'parsing', done: pageNumber - 1, total: pdf.numPages, unit: 'pages' });
       try {
         const page = await pdf.getPage(pageNumber);
         const content = await page.getTextContent();
+        glyphs.mark(content.items);
         const paragraphs = buildParagraphs(buildLines(content.items));
         pages.push(paragraphs);
         const pageText = paragraphs.map((p) => p.text).join(' ');
@@ -420,6 +423,11 @@ export async function parsePdf(bytes: Uint8Array, options: ParsePdfOptions = {})
             ? ' OCR is turned off (OCR_MAX_PAGES=0).'
             : ' OCR found no readable text on its scanned pages.';
       throw new PermanentIngestError('no_text', `The PDF has no extractable text (scanned document?).${why}`);
+    }
+
+    if (glyphs.found) {
+      const decode = await glyphs.decoder(sections.map((section) => section.text));
+      for (const section of sections) section.text = decode(section.text);
     }
 
     const info = (await pdf.getMetadata().catch(() => undefined))?.info as { Title?: unknown } | undefined;

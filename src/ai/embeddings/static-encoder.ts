@@ -32,8 +32,11 @@ export class StaticEncoder {
   readonly dimensions: number;
   private readonly z: Float64Array;
 
+  readonly tokenizer: PieceTokenizer;
+
   constructor(private readonly p: StaticEncoderParams) {
     this.dimensions = p.dimensions;
+    this.tokenizer = p.tokenizer;
     this.z = new Float64Array(p.dimensions);
     if (p.table.length !== p.tokenizer.size * p.dimensions) {
       throw new Error(`static table has ${p.table.length} values, expected ${p.tokenizer.size} x ${p.dimensions}`);

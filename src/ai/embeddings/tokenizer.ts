@@ -110,4 +110,15 @@ export class PieceTokenizer {
     }
     return out.reverse();
   }
+
+  /**
+   * Log-probability of a text under the vocabulary's unigram model (its best segmentation): a
+   * small language model, used to tell which spelling of a word is a real one (pdf-ligatures.ts).
+   */
+  logProbability(input: string): number {
+    return this.encode(input).reduce((sum, id) => sum + (id === UNKNOWN_ID ? UNKNOWN_LOG_PROBABILITY : this.scores[id]!), 0);
+  }
 }
+
+/** Below any piece of the vocabulary: an unknown character makes a spelling very unlikely. */
+const UNKNOWN_LOG_PROBABILITY = -20;
