@@ -14,18 +14,26 @@ export const JOB_PAYLOADS = {
 } as const;
 
 export type JobName = keyof typeof JOB_PAYLOADS;
+
+/**
+ * An organisation's ingestion and crawl jobs share one named queue, which graphile-worker runs one
+ * job at a time (across every worker process): an organisation flooding uploads waits in its own
+ * line while the other worker slots serve other organisations (issue #15, noisy neighbour).
+ */
+export const orgQueue = (orgId: string) => `org:${orgId}`;
 export type JobPayload<N extends JobName> = z.infer<(typeof JOB_PAYLOADS)[N]>;
 
 export async function enqueueJob<N extends JobName>(
   db: Kysely<Database>,
   name: N,
   payload: JobPayload<N>,
-  opts: { jobKey?: string; maxAttempts?: number; runAt?: Date } = {},
+  opts: { jobKey?: string; maxAttempts?: number; runAt?: Date; queueName?: string } = {},
 ): Promise<void> {
   const parsed = JOB_PAYLOADS[name].parse(payload);
   await sql`select graphile_worker.add_job(
       ${name}::text,
       ${JSON.stringify(parsed)}::json,
+      queue_name := ${opts.queueName ?? null}::text,
       job_key := ${opts.jobKey ?? null}::text,
       max_attempts := ${opts.maxAttempts ?? 5}::int,
       run_at := ${opts.runAt ?? null}::timestamptz

@@ -8,6 +8,16 @@ import { appRouter } from './router';
  * The body is already size-limited (src/http/body-limit.ts), so reading it here is bounded.
  */
 async function parsedBody(request: Request): Promise<{ request: Request } | { refusal: Response }> {
+  if (request.method === 'GET') {
+    // A query's input travels as JSON in ?input=; tRPC answers one it cannot parse with a 500.
+    const input = new URL(request.url).searchParams.get('input');
+    try {
+      if (input !== null) JSON.parse(input);
+      return { request };
+    } catch {
+      return { refusal: parseError(request, 'Malformed input: expected JSON in ?input=') };
+    }
+  }
   if (request.method !== 'POST' || !request.body) return { request };
   const type = request.headers.get('content-type') ?? '';
   const headers = new Headers(request.headers);
@@ -23,15 +33,16 @@ async function parsedBody(request: Request): Promise<{ request: Request } | { re
     return { request: new Request(request.url, { method: 'POST', headers, body: text, signal: request.signal }) };
   } catch (err) {
     if ((err as { name?: string }).name === 'AppError') throw err; // the body limit's 413
-    const path = new URL(request.url).pathname.replace(/^\/trpc\//, '');
-    const message = /^multipart/i.test(type) ? 'Malformed multipart/form-data body' : 'Malformed request body: expected valid JSON';
-    return {
-      refusal: Response.json(
-        { error: { message, code: -32700, data: { code: 'PARSE_ERROR', httpStatus: 400, path, app_code: 'invalid_input', field: null } } },
-        { status: 400 },
-      ),
-    };
+    return { refusal: parseError(request, /^multipart/i.test(type) ? 'Malformed multipart/form-data body' : 'Malformed request body: expected valid JSON') };
   }
+}
+
+function parseError(request: Request, message: string): Response {
+  const path = new URL(request.url).pathname.replace(/^\/trpc\//, '');
+  return Response.json(
+    { error: { message, code: -32700, data: { code: 'PARSE_ERROR', httpStatus: 400, path, app_code: 'invalid_input', field: null } } },
+    { status: 400 },
+  );
 }
 
 export function createTrpcHandler(deps: HttpDeps) {
