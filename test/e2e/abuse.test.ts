@@ -31,7 +31,7 @@ afterAll(async () => {
 
 describe('abuse', () => {
   it('answers generated hostile requests to every REST route, GraphQL field and tRPC procedure with a coded JSON error or success, never a 5xx; the process stays up under its memory bound', async () => {
-    const run = await abuseRun(server, orgs, { perEndpoint: 5, concurrency: 6, seed: SEED });
+    const run = await abuseRun(server, orgs, { perEndpoint: 8, concurrency: 6, seed: SEED });
     const names = run.endpoints.map((e) => e.name);
     console.log(`abuse: ${run.requests} requests to ${run.endpoints.length} endpoints in ${run.seconds.toFixed(1)} s, seed ${SEED}, by status ${JSON.stringify(run.byStatus)}, peak RSS ${Math.round(run.peakRssMb)} MB, neighbour p95 ${JSON.stringify(run.neighbourP95)}`);
     // Discovery found the whole surface, from each of the three lists.
