@@ -30,10 +30,10 @@ afterAll(async () => {
 });
 
 describe('abuse', () => {
-  it('answers generated hostile requests to every REST route, GraphQL field and tRPC procedure with a coded JSON error or success, never a 5xx; the process stays up under its memory bound and another organisation is still served', async () => {
+  it('answers generated hostile requests to every REST route, GraphQL field and tRPC procedure with a coded JSON error or success, never a 5xx; the process stays up under its memory bound and another organisation is served within its bound', async () => {
     const run = await abuseRun(server, orgs, { perEndpoint: 8, concurrency: 6, seed: SEED });
     const names = run.endpoints.map((e) => e.name);
-    console.log(`abuse: ${run.requests} requests to ${run.endpoints.length} endpoints in ${run.seconds.toFixed(1)} s, seed ${SEED}, by status ${JSON.stringify(run.byStatus)}, peak RSS ${Math.round(run.peakRssMb)} MB, neighbour p95 ${JSON.stringify(run.neighbourP95)}`);
+    console.log(`abuse: ${run.requests} requests to ${run.endpoints.length} endpoints in ${run.seconds.toFixed(1)} s, seed ${SEED}, by status ${JSON.stringify(run.byStatus)}, peak RSS ${Math.round(run.peakRssMb)} MB, neighbour p95 ${JSON.stringify(run.neighbourP95)}, failures ${JSON.stringify(run.neighbour.failures)}`);
     // Discovery found the whole surface, from each of the three lists.
     expect(names).toEqual(expect.arrayContaining(['POST /api/rag/search', 'POST /api/ingest/upload', 'POST /api/widget/session', 'query search', 'mutation uploadDocument', 'subscription chatStream', 'tRPC rag.search', 'tRPC documents.upload']));
     expect(run.unreached, 'endpoints whose every request missed its route').toEqual([]);
@@ -41,10 +41,11 @@ describe('abuse', () => {
     expect(run.slowloris.every((answer) => /^HTTP\/1\.1 408 .*"code":"invalid_input"/s.test(answer)), run.slowloris.join('\n')).toBe(true);
     expect(server.child.exitCode, server.output().slice(-2000)).toBeNull();
     expect(run.peakRssMb).toBeLessThan(RSS_BOUND_MB);
-    // Another organisation kept being served meanwhile (its p95 bound is the flood test's: this phase's
-    // few dozen samples make a p95 that one busy second of a shared CI machine decides).
-    expect(run.neighbour.failures).toEqual([]);
+    // Another organisation kept being served meanwhile.
+    expect(run.neighbour.failures, 'the other organisation').toEqual([]);
     expect(run.neighbour.kbs.length).toBeGreaterThan(5);
+    expect(run.neighbourP95.kbs).toBeLessThan(NEIGHBOUR_P95_MS);
+    expect(run.neighbourP95.search).toBeLessThan(NEIGHBOUR_P95_MS);
   }, 240_000);
 
   it(`keeps another organisation's p95 for GET /api/kbs and a search under ${NEIGHBOUR_P95_MS} ms while one organisation floods`, async () => {
