@@ -1,7 +1,8 @@
 /**
- * `npm run bench -- abuse [requests] [seconds]`: the abuse suite (test/helpers/abuse.ts).
- * Starts `npm start` on a fresh embedded database, sends `requests` generated hostile requests
- * (default 1,000) with slowloris clients alongside, then floods from one organisation for `seconds`
+ * `npm run bench -- abuse [perEndpoint] [seconds]`: the longer run of the abuse suite
+ * (test/e2e/abuse.test.ts runs the same with fewer requests). Starts `npm start` on a fresh embedded
+ * database, sends `perEndpoint` generated hostile requests (default 20) to every endpoint the
+ * service lists (REST, GraphQL, tRPC) with slowloris clients alongside, then floods from one organisation for `seconds`
  * (default 60), and prints: answers by status, problems (5xx, non-JSON errors), peak RSS, and the
  * other organisation's p50/p95 for GET /api/kbs and a search during each phase.
  */
@@ -12,7 +13,7 @@ import { abuseRun, floodRun, NEIGHBOUR_P95_MS, RSS_BOUND_MB, setUpOrgs } from '.
 import { percentile } from '../test/helpers/abuse';
 import { startServer } from '../test/helpers/server-process';
 
-const requests = Number(process.argv[2] ?? 1_000);
+const perEndpoint = Number(process.argv[2] ?? 20);
 const seconds = Number(process.argv[3] ?? 60);
 const seed = Number(process.env.ABUSE_SEED ?? 42);
 const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-bench-abuse-'));
@@ -20,8 +21,10 @@ const server = await startServer({ DATA_DIR: dataDir, DATABASE_URL: '', CRAWL_AL
 const ms = (v: number) => `${Math.round(v)} ms`;
 try {
   const orgs = await setUpOrgs(server, dataDir);
-  const abuse = await abuseRun(server, orgs, { requests, concurrency: 6, seed });
-  console.log(`abuse: ${requests} generated requests in ${abuse.seconds.toFixed(1)} s (seed ${seed})`);
+  const abuse = await abuseRun(server, orgs, { perEndpoint, concurrency: 6, seed });
+  const kinds = (t: string) => abuse.endpoints.filter((e) => e.transport === t).length;
+  console.log(`abuse: ${abuse.requests} generated requests (${perEndpoint} to each of ${abuse.endpoints.length} endpoints: REST ${kinds('rest')}, GraphQL ${kinds('graphql')}, tRPC ${kinds('trpc')}) in ${abuse.seconds.toFixed(1)} s (seed ${seed})`);
+  if (abuse.unreached.length) console.log(`  endpoints never reached: ${abuse.unreached.join(', ')}`);
   console.log(`  answers by status: ${JSON.stringify(abuse.byStatus)}`);
   console.log(`  problems (5xx / non-JSON errors): ${abuse.problems.length}`);
   for (const p of abuse.problems.slice(0, 20)) console.log(`    ${p}`);

@@ -69,6 +69,8 @@ export function createApp(appDeps: AppDeps & Partial<Pick<HttpDeps, 'rateLimiter
   app.on(['GET', 'POST', 'OPTIONS'], '/graphql', async (c) => {
     const cookies: string[] = [];
     const res = await graphql.fetch(c.req.raw, { requestId: c.var.requestId, clientIp: clientIp(c, deps.config.trustProxy), setCookie: (v: string) => void cookies.push(v) });
+    // yoga answers a body it has no parser for (no or an unknown content-type) with an empty text/plain 415.
+    if (res.status === 415) return c.json(errorBody(new AppError('unsupported_media_type', 'A GraphQL POST is application/json or multipart/form-data')), 415);
     if (cookies.length === 0) return res;
     const headers = new Headers(res.headers);
     for (const v of cookies) headers.append('set-cookie', v);

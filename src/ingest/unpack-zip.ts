@@ -8,7 +8,7 @@
  *  - hidden and system files (`__MACOSX/`, `.DS_Store`, dot files, `Thumbs.db`) are skipped.
  * Entries come back in archive order, each with its bytes or the reason it was not taken.
  */
-import { Unzip, UnzipInflate, type UnzipFile } from 'fflate';
+import { Unzip, UnzipInflate, type FlateError, type UnzipFile } from 'fflate';
 import { extensionOf } from './detect-type';
 import { isZip, listZipEntries } from './zip';
 
@@ -53,13 +53,41 @@ function nestedArchive(bytes: Buffer, name: string): boolean {
   return gzip || sevenZip || rar || tar || bzip2 || xz;
 }
 
+/**
+ * fflate's UnzipInflate cannot be stopped: a refused member went on inflating to its end (300 MB of
+ * CPU and memory for a 300 KB bomb). This one drops its input once terminated.
+ */
+class StoppableInflate {
+  static compression = 8;
+  ondata: (err: FlateError | null, data: Uint8Array, final: boolean) => void = () => {};
+  private readonly inner = new UnzipInflate();
+  private stopped = false;
+  constructor() {
+    this.inner.ondata = (err, data, final) => {
+      if (!this.stopped) this.ondata(err, data, final);
+    };
+  }
+  push(data: Uint8Array, final: boolean) {
+    if (!this.stopped) this.inner.push(data, final);
+  }
+  terminate() {
+    this.stopped = true;
+  }
+}
+
+/**
+ * The archive is fed in slices: fflate inflates what one push gives it into one buffer, and deflate
+ * inflates up to ~1,000 times, so a slice of 16 KB makes at most ~16 MB before a limit can stop it.
+ */
+const SLICE = 16 * 1024;
+
 export function unpackZip(archive: Uint8Array, limits: ZipLimits): { entries: UnpackedEntry[]; damaged: boolean } {
   const entries: UnpackedEntry[] = [];
   let inflated = 0;
   let files = 0;
   let damaged = false;
   const unzip = new Unzip();
-  unzip.register(UnzipInflate);
+  unzip.register(StoppableInflate);
   unzip.onfile = (file: UnzipFile) => {
     const name = file.name;
     if (name.endsWith('/')) return; // a directory
@@ -115,7 +143,8 @@ export function unpackZip(archive: Uint8Array, limits: ZipLimits): { entries: Un
     }
   };
   try {
-    unzip.push(archive, true);
+    for (let i = 0; i < archive.length; i += SLICE) unzip.push(archive.subarray(i, i + SLICE), i + SLICE >= archive.length);
+    if (archive.length === 0) unzip.push(archive, true);
   } catch {
     damaged = true;
   }

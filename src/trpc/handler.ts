@@ -7,8 +7,18 @@ import { appRouter } from './router';
  * internal error; it is the caller's fault, so it is answered here as a 400 in tRPC's error shape.
  * The body is already size-limited (src/http/body-limit.ts), so reading it here is bounded.
  */
-async function parsedBody(request: Request): Promise<Request | Response> {
-  if (request.method !== 'POST' || !request.body) return request;
+async function parsedBody(request: Request): Promise<{ request: Request } | { refusal: Response }> {
+  if (request.method === 'GET') {
+    // A query's input travels as JSON in ?input=; tRPC answers one it cannot parse with a 500.
+    const input = new URL(request.url).searchParams.get('input');
+    try {
+      if (input !== null) JSON.parse(input);
+      return { request };
+    } catch {
+      return { refusal: parseError(request, 'Malformed input: expected JSON in ?input=') };
+    }
+  }
+  if (request.method !== 'POST' || !request.body) return { request };
   const type = request.headers.get('content-type') ?? '';
   const headers = new Headers(request.headers);
   headers.delete('content-length');
@@ -16,29 +26,34 @@ async function parsedBody(request: Request): Promise<Request | Response> {
     if (/^multipart\/form-data\b/i.test(type)) {
       // Re-encoded FormData gets a boundary of its own, so the caller's content-type must go.
       headers.delete('content-type');
-      return new Request(request.url, { method: 'POST', headers, body: await request.formData(), signal: request.signal });
+      return { request: new Request(request.url, { method: 'POST', headers, body: await request.formData(), signal: request.signal }) };
     }
     const text = await request.text();
     if (text !== '') JSON.parse(text);
-    return new Request(request.url, { method: 'POST', headers, body: text, signal: request.signal });
+    return { request: new Request(request.url, { method: 'POST', headers, body: text, signal: request.signal }) };
   } catch (err) {
     if ((err as { name?: string }).name === 'AppError') throw err; // the body limit's 413
-    const path = new URL(request.url).pathname.replace(/^\/trpc\//, '');
-    const message = /^multipart/i.test(type) ? 'Malformed multipart/form-data body' : 'Malformed request body: expected valid JSON';
-    return Response.json(
-      { error: { message, code: -32700, data: { code: 'PARSE_ERROR', httpStatus: 400, path, app_code: 'invalid_input', field: null } } },
-      { status: 400 },
-    );
+    return { refusal: parseError(request, /^multipart/i.test(type) ? 'Malformed multipart/form-data body' : 'Malformed request body: expected valid JSON') };
   }
+}
+
+function parseError(request: Request, message: string): Response {
+  const path = new URL(request.url).pathname.replace(/^\/trpc\//, '');
+  return Response.json(
+    { error: { message, code: -32700, data: { code: 'PARSE_ERROR', httpStatus: 400, path, app_code: 'invalid_input', field: null } } },
+    { status: 400 },
+  );
 }
 
 export function createTrpcHandler(deps: HttpDeps) {
   return async (request: Request, requestId: string) => {
-    const req = await parsedBody(request);
-    if (req instanceof Response) return req;
+    // Tagged rather than `instanceof Response`: under @hono/node-server the global Response is the
+    // adapter's own class, which `Response.json` does not return (that check let every parse error through as a 500).
+    const parsed = await parsedBody(request);
+    if ('refusal' in parsed) return parsed.refusal;
     return fetchRequestHandler({
       endpoint: '/trpc',
-      req,
+      req: parsed.request,
       router: appRouter,
       createContext: () => ({ deps, headers: request.headers, requestId }),
     });

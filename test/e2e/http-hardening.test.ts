@@ -106,3 +106,32 @@ describe('what Node refuses before the app', () => {
     expect(performance.now() - started).toBeLessThan(10_000);
   });
 });
+
+/** Found by the abuse suite (test/e2e/abuse.test.ts); each only shows over real HTTP. */
+describe('refusals over real HTTP', () => {
+  it('answers tRPC bodies and ?input= it cannot parse with a 400 PARSE_ERROR, not a 500', async () => {
+    const body = await fetch(`${server.url}/trpc/kbs.create`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: '{"name": "abc' });
+    expect(body.status).toBe(400);
+    expect(((await body.json()) as { error: { data: { code: string } } }).error.data.code).toBe('PARSE_ERROR');
+    const query = await fetch(`${server.url}/trpc/kbs.get?input=${encodeURIComponent("'; drop table kbs; --")}`, { headers: { 'x-api-key': key } });
+    expect(query.status).toBe(400);
+    expect(((await query.json()) as { error: { data: { app_code: string } } }).error.data.app_code).toBe('invalid_input');
+  });
+
+  it('answers a GraphQL POST without a JSON or multipart body with a JSON 415', async () => {
+    const res = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'text/plain' }, body: 'abc' });
+    expect(res.status).toBe(415);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('unsupported_media_type');
+  });
+
+  it('closes the connection after answering a request whose body it did not read, so a keep-alive client never reuses a socket about to be dropped', async () => {
+    // A junk key is refused before the body is read.
+    const unread = await fetch(`${server.url}/api/kbs`, { method: 'POST', headers: { 'x-api-key': 'gw_junk', 'content-type': 'application/json' }, body: JSON.stringify({ name: 'x'.repeat(200_000) }) });
+    expect(unread.status).toBe(401);
+    expect(unread.headers.get('connection')).toBe('close');
+    await unread.arrayBuffer();
+    const read = await fetch(`${server.url}/api/kbs`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: '{"name":"kept alive"}' });
+    expect(read.status).toBe(201);
+    expect(read.headers.get('connection')).not.toBe('close');
+  });
+});

@@ -1,8 +1,8 @@
-/** Runs of the abuse driver (test/helpers/abuse.ts) against a started server, for bench/abuse.ts. */
+/** Runs of the abuse driver (test/helpers/abuse.ts) against a started server: test/e2e/abuse.test.ts and bench/abuse.ts. */
 import { execFile } from 'node:child_process';
 import path from 'node:path';
-import fc from 'fast-check';
-import { measureNeighbour, percentile, requests, send, slowloris, type Outcome, type Target } from './abuse';
+import { measureNeighbour, percentile, sampleRequests, send, slowloris, type Outcome, type Target } from './abuse';
+import { discoverEndpoints, type Endpoint } from './abuse-endpoints';
 import { rssMb, type StartedServer } from './server-process';
 
 /** Documented in docs/security.md: the server's resident memory under abuse, embedded database and inline worker included. */
@@ -60,22 +60,30 @@ async function pool<T>(items: T[], concurrency: number, work: (item: T) => Promi
   }));
 }
 
-export async function abuseRun(server: StartedServer, orgs: Orgs, opts: { requests: number; concurrency: number; seed: number }) {
+export async function abuseRun(server: StartedServer, orgs: Orgs, opts: { perEndpoint: number; concurrency: number; seed: number }) {
+  const endpoints = await discoverEndpoints(server.url, orgs.attacker.key);
+  // Generated before the clock starts: generating (2 MB strings, the bombs) blocks this process's
+  // event loop for seconds, which the neighbour's first request would otherwise be timed with.
+  const samples = sampleRequests(endpoints, orgs.attacker, opts.perEndpoint, opts.seed);
   const rss = watchRss(server.child.pid!);
   const stop = new AbortController();
   const neighbour = measureNeighbour(orgs.victim, stop.signal);
   const slow = [slowloris(server.url), slowloris(server.url), slowloris(server.url)];
-  const samples = fc.sample(requests(orgs.attacker), { numRuns: opts.requests, seed: opts.seed });
-  const outcomes: Outcome[] = [];
+  const outcomes: Array<Outcome & { endpoint: Endpoint }> = [];
   const started = performance.now();
-  await pool(samples, opts.concurrency, async (r) => void outcomes.push(await send(orgs.attacker, r)));
+  await pool(samples, opts.concurrency, async (r) => void outcomes.push({ ...(await send(orgs.attacker, r)), endpoint: r.endpoint }));
   const seconds = (performance.now() - started) / 1000;
   const slowloris_ = await Promise.all(slow);
   stop.abort();
   const n = await neighbour;
   const byStatus: Record<number, number> = {};
   for (const o of outcomes) byStatus[o.status] = (byStatus[o.status] ?? 0) + 1;
+  // An endpoint whose every request missed its route was not attacked at all.
+  const unreached = endpoints.filter((e) => !outcomes.some((o) => o.endpoint === e && !o.unmatched)).map((e) => e.name);
   return {
+    endpoints,
+    requests: samples.length,
+    unreached,
     problems: outcomes.flatMap((o) => (o.problem ? [o.problem] : [])),
     byStatus,
     seconds,

@@ -7,8 +7,9 @@
 import { deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { parseDocx } from '../../src/ingest/parse-docx';
+import { unpackZip } from '../../src/ingest/unpack-zip';
 import { checkInflatedSize } from '../../src/ingest/zip';
-import { deflateBomb, documentXml, makeDocx } from './zip-fixture';
+import { deflateBomb, documentXml, makeDocx, makeZip } from './zip-fixture';
 
 const MB = 1024 * 1024;
 const deflated = (text: string) => ({ deflated: deflateRawSync(Buffer.from(text)), declaredSize: Buffer.byteLength(text) });
@@ -49,5 +50,15 @@ describe('decompression bombs', () => {
     const docx = makeDocx(deflated(documentXml([{ text: 'Refunds are issued within 14 days.' }])));
     const parsed = await parseDocx(docx);
     expect(parsed.sections.map((s) => s.text).join(' ')).toContain('Refunds are issued within 14 days.');
+  });
+
+  it('stops inflating a bulk-upload ZIP member at the per-file limit: a 300 MB member neither fills memory nor counts against the next file', () => {
+    const archive = makeZip({ 'bomb.txt': { deflated: deflateBomb(300), declaredSize: 10 }, 'next.txt': 'hello' });
+    const before = process.memoryUsage().rss;
+    const { entries } = unpackZip(archive, { maxEntryBytes: 25 * 1024 * 1024, maxEntries: 1000, maxInflatedBytes: 200 * 1024 * 1024 });
+    const grownMb = (process.memoryUsage().rss - before) / (1024 * 1024);
+    expect(entries.map((e) => [e.name, e.status])).toEqual([['bomb.txt', 'refused'], ['next.txt', 'file']]);
+    // fflate inflated the whole member at once before (628 MB); now 16 KB slices, dropped once refused.
+    expect(grownMb).toBeLessThan(200);
   });
 });

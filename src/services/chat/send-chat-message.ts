@@ -11,6 +11,7 @@ import type { SessionId } from '../../ids';
 import { parseInput } from '../../validation';
 import { requireKb } from '../kbs/require-kb';
 import { answerStream, type AnswerEvent } from '../rag/answer-stream';
+import { withOrgShare } from '../org-share';
 import { retrieve } from '../rag/retrieve';
 import { appendExchange, loadHistory, openSession } from './sessions';
 
@@ -35,7 +36,7 @@ export async function startChat(ctx: ServiceContext, rawInput: ChatInput, signal
   const session = await openSession(ctx, kb, input.session_id);
   const history = await loadHistory(ctx, session.id);
   const query = await condenseQuestion({ model: ctx.models.condenseModel, history, followUp: input.message, abortSignal: signal });
-  const retrieval = await retrieve(ctx, kb, query, { topK: input.top_k });
+  const retrieval = await withOrgShare(ctx, () => retrieve(ctx, kb, query, { topK: input.top_k }));
 
   async function* run(): AsyncGenerator<ChatEvent> {
     yield { type: 'session', session_id: session.id, query };

@@ -7,7 +7,8 @@ import type { ServiceContext } from '../../context';
 import type { DocumentSource, KnowledgeBase } from '../../../db/types';
 import { AppError } from '../../errors';
 import { newId } from '../../ids';
-import { enqueueJob } from '../../jobs/enqueue';
+import { enqueueJob, orgQueue } from '../../jobs/enqueue';
+import { withOrgShare } from '../org-share';
 import { lockOrg } from '../orgs/lock-org';
 import { planLimits } from '../plans';
 import { toDocumentDto, type DocumentDto } from './document-dto';
@@ -25,7 +26,7 @@ export type NewDocument = {
 export const ingestJobKey = (documentId: string) => `ingest:${documentId}`;
 
 export async function createDocument(ctx: ServiceContext, doc: NewDocument): Promise<DocumentDto> {
-  const row = await ctx.db.transaction().execute(async (trx) => {
+  const row = await withOrgShare(ctx, () => ctx.db.transaction().execute(async (trx) => {
     const org = await lockOrg(trx, ctx.org.id);
     const limit = planLimits(org.plan).maxDocuments;
     const { count } = await trx
@@ -59,9 +60,9 @@ export async function createDocument(ctx: ServiceContext, doc: NewDocument): Pro
       .returningAll()
       .executeTakeFirstOrThrow();
     if (doc.bytes) await trx.insertInto('document_files').values({ document_id: inserted.id, bytes: doc.bytes }).execute();
-    await enqueueJob(trx, 'documents__ingest', { document_id: inserted.id }, { jobKey: ingestJobKey(inserted.id) });
+    await enqueueJob(trx, 'documents__ingest', { document_id: inserted.id }, { jobKey: ingestJobKey(inserted.id), queueName: orgQueue(org.id, inserted.id) });
     return inserted;
-  });
+  }));
   ctx.logger.info({ documentId: row.id, kbId: row.kb_id, source: row.source }, 'document accepted for ingestion');
   return toDocumentDto(row);
 }

@@ -74,7 +74,7 @@ export async function runIngestion(
       model: provider.id,
       title,
       ocrPages: parsed.ocrPages,
-    });
+    }, { inSteps: deps.config.database.kind === 'embedded' });
     if (!stored) return 'skipped';
     log.info({ chunks: chunks.length, pages: parsed.pages, ocrPages: parsed.ocrPages?.length ?? 0, ms: Math.round(performance.now() - started) }, 'document ready');
     return 'ready';

@@ -1,8 +1,10 @@
 /**
  * Replaces a document's chunks and marks it ready, in ONE transaction: readers see either the old
- * chunks or the new ones, and a retry after a crash can never leave duplicates behind.
+ * chunks or the new ones, and a retry after a crash can never leave duplicates behind (on the
+ * embedded database a big document is written in steps instead: see storeChunksInSteps).
  */
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
+import type { Database } from '../../../db/types';
 import type { Db } from '../../../db/connect';
 import { vectorParam } from '../../../db/vector-param';
 import type { DocumentId, KbId } from '../../ids';
@@ -15,20 +17,29 @@ import { NO_PROGRESS } from './progress';
 export type EmbeddedChunk = Chunk & { embedding: Float32Array | null };
 
 /**
- * Rows per INSERT. The kb_lexicon trigger runs once per statement and upserts every distinct lexeme
- * of the statement's rows, so fewer, bigger statements upsert far fewer rows: on the 619-page PDF
- * (2,496 chunks, embedded database) storing took 0.8 s less with 1,000 than with 200. 13 parameters
- * a row keeps a statement well under PostgreSQL's 65,535.
+ * Rows per INSERT inside the one transaction (PostgreSQL). The kb_lexicon trigger runs once per
+ * statement and upserts every distinct lexeme of the statement's rows, so fewer, bigger statements
+ * upsert far fewer rows: on the 619-page PDF (2,496 chunks) storing took 0.8 s less with 1,000 than
+ * with 200. 13 parameters a row keeps a statement well under PostgreSQL's 65,535.
  */
 const BATCH = 1000;
+/** Rows per transaction on the embedded database for a big document (storeChunksInSteps). */
+const STEP = 200;
 
-/** Returns false when the document no longer exists (deleted while it was being ingested). */
+type StoreMeta = { pages: number | null; dimensions: number | null; model: string | null; title?: string | null; ocrPages?: number[] };
+
+/**
+ * Returns false when the document no longer exists (deleted while it was being ingested).
+ * `inSteps` (the embedded database): see storeChunksInSteps.
+ */
 export async function storeChunks(
   db: Db,
   doc: { id: DocumentId; kb_id: KbId },
   chunks: EmbeddedChunk[],
-  meta: { pages: number | null; dimensions: number | null; model: string | null; title?: string | null; ocrPages?: number[] },
+  meta: StoreMeta,
+  opts: { inSteps?: boolean } = {},
 ): Promise<boolean> {
+  if (opts.inSteps && chunks.length > STEP) return storeChunksInSteps(db, doc, chunks, meta);
   return db.transaction().execute(async (trx) => {
     // Lock the row first: a concurrent delete either happened (we stop) or waits for us.
     const alive = await trx.selectFrom('documents').select('id').where('id', '=', doc.id).forUpdate().executeTakeFirst();
@@ -38,22 +49,59 @@ export async function storeChunks(
       const rows = toChunkRows(doc, chunks.slice(i, i + BATCH), meta);
       await trx.insertInto('chunks').values(rows).execute();
     }
-    await trx
-      .updateTable('documents')
-      .set({
-        status: 'ready',
-        error: null,
-        chunk_count: chunks.length,
-        pages: meta.pages,
-        title: meta.title ? storableText(meta.title) : null,
-        ocr_pages: meta.ocrPages ?? [],
-        ...NO_PROGRESS,
-        updated_at: new Date(),
-      })
-      .where('id', '=', doc.id)
-      .execute();
+    await markReady(trx, doc.id, chunks.length, meta);
     return true;
   });
+}
+
+/**
+ * The embedded database is one session: a transaction holds it whole. Writing a big document's
+ * chunks in one (1,333 chunks for 1 MB of text, with their index and lexicon updates) held every
+ * request of every organisation for ~3 s (issue #15, noisy neighbour). So there a big document's
+ * chunks are replaced STEP rows per transaction, and other requests run in between. The price:
+ * while a big document is re-ingested, searches may miss some of its passages for the seconds the
+ * steps take (on PostgreSQL the one transaction stays: it blocks no reader). A crash in between
+ * leaves the document 'processing'; the retry starts by deleting what was written.
+ */
+async function storeChunksInSteps(db: Db, doc: { id: DocumentId; kb_id: KbId }, chunks: EmbeddedChunk[], meta: StoreMeta): Promise<boolean> {
+  for (;;) {
+    const batch = db.selectFrom('chunks').select('id').where('document_id', '=', doc.id).limit(STEP);
+    const { numDeletedRows } = await db.deleteFrom('chunks').where('id', 'in', batch).executeTakeFirst();
+    if (Number(numDeletedRows) < STEP) break;
+  }
+  for (let i = 0; i < chunks.length; i += STEP) {
+    try {
+      await db.insertInto('chunks').values(toChunkRows(doc, chunks.slice(i, i + STEP), meta)).execute();
+    } catch (err) {
+      if ((err as { code?: string }).code === FOREIGN_KEY_VIOLATION) return false; // the document was deleted meanwhile
+      throw err;
+    }
+  }
+  return db.transaction().execute(async (trx) => {
+    const alive = await trx.selectFrom('documents').select('id').where('id', '=', doc.id).forUpdate().executeTakeFirst();
+    if (!alive) return false;
+    await markReady(trx, doc.id, chunks.length, meta);
+    return true;
+  });
+}
+
+const FOREIGN_KEY_VIOLATION = '23503';
+
+async function markReady(trx: Transaction<Database>, documentId: DocumentId, chunkCount: number, meta: StoreMeta): Promise<void> {
+  await trx
+    .updateTable('documents')
+    .set({
+      status: 'ready',
+      error: null,
+      chunk_count: chunkCount,
+      pages: meta.pages,
+      title: meta.title ? storableText(meta.title) : null,
+      ocr_pages: meta.ocrPages ?? [],
+      ...NO_PROGRESS,
+      updated_at: new Date(),
+    })
+    .where('id', '=', documentId)
+    .execute();
 }
 
 export async function markDocumentFailed(db: Db, documentId: DocumentId, reason: string): Promise<void> {

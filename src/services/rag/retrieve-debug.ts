@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { ServiceContext } from '../../context';
 import { parseInput } from '../../validation';
 import { requireKb } from '../kbs/require-kb';
+import { withOrgShare } from '../org-share';
 import { retrieve } from './retrieve';
 
 export const ZRetrieveDebugInput = z
@@ -15,6 +16,6 @@ export const ZRetrieveDebugInput = z
 export async function retrieveDebug(ctx: ServiceContext, rawInput: z.input<typeof ZRetrieveDebugInput>) {
   const input = parseInput(ZRetrieveDebugInput, rawInput);
   const kb = await requireKb(ctx, input.kb_id);
-  const { chunks, confident } = await retrieve(ctx, kb, input.query, { topK: input.top_k });
+  const { chunks, confident } = await withOrgShare(ctx, () => retrieve(ctx, kb, input.query, { topK: input.top_k }));
   return { confident, passages: chunks.map((c, i) => ({ ...c, rank: i + 1 })) };
 }

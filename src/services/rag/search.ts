@@ -6,6 +6,7 @@ import type { ServiceContext } from '../../context';
 import { parseInput } from '../../validation';
 import { requireKb } from '../kbs/require-kb';
 import { answerStream, type AnswerEvent } from './answer-stream';
+import { withOrgShare } from '../org-share';
 import { retrieve } from './retrieve';
 
 export const MAX_QUERY_CHARS = 2000;
@@ -24,6 +25,6 @@ export type SearchInput = z.input<typeof ZSearchInput>;
 export async function startSearch(ctx: ServiceContext, rawInput: SearchInput, signal?: AbortSignal): Promise<AsyncGenerator<AnswerEvent>> {
   const input = parseInput(ZSearchInput, rawInput);
   const kb = await requireKb(ctx, input.kb_id);
-  const retrieval = await retrieve(ctx, kb, input.query, { topK: input.top_k });
+  const retrieval = await withOrgShare(ctx, () => retrieve(ctx, kb, input.query, { topK: input.top_k }));
   return answerStream(ctx, { question: input.query, retrieval, signal });
 }

@@ -9,6 +9,7 @@ import type { KnowledgeBase } from '../../../db/types';
 import { extractCitedMarkers, NOT_FOUND_ANSWER } from '../../ai/prompts';
 import type { ServiceContext } from '../../context';
 import { toCitation, type Citation } from '../rag/citations';
+import { withOrgShare } from '../org-share';
 import { retrieve } from '../rag/retrieve';
 
 export const VOICE_TOOL_NAME = 'search_knowledge_base';
@@ -52,7 +53,7 @@ export async function searchKnowledgeForVoice(
   } catch {
     /* malformed arguments: nothing to search */
   }
-  const retrieval = query ? await retrieve(ctx, kb, query, { topK: VOICE_TOP_K }) : { chunks: [], confident: false };
+  const retrieval = query ? await withOrgShare(ctx, () => retrieve(ctx, kb, query, { topK: VOICE_TOP_K })) : { chunks: [], confident: false };
   if (!retrieval.confident || retrieval.chunks.length === 0) {
     return { output: JSON.stringify({ found: false, passages: [], answer_if_nothing_found: NOT_FOUND_ANSWER }), sources: [] };
   }
