@@ -10,7 +10,6 @@ import { getDocumentProxy, getResolvedPDFJS } from 'unpdf';
 import { ocrPdfPages } from './ocr';
 import { UnmappedGlyphs } from './pdf-ligatures';
 import { PermanentIngestError } from './errors';
-import { restoreLostLigatures } from './ligatures';
 import { cleanText, usableTitle } from './normalize';
 import type { ParsedDocument, ParsedSection, ParseProgress } from './types';
 
@@ -409,7 +408,7 @@ export async function parsePdf(bytes: Uint8Array, options: ParsePdfOptions = {})
           headingPath = pending.shift()!.path;
         }
         if (boilerplate.has(paragraph) || PAGE_NUMBER.test(paragraph.text)) continue;
-        const text = cleanText(restoreLostLigatures(paragraph.text)).trim();
+        const text = cleanText(paragraph.text).trim();
         if (text) sections.push({ text, headingPath, page: index + 1 });
       }
       if (pending.length > 0) headingPath = pending[pending.length - 1]!.path;
