@@ -11,6 +11,7 @@ import { AppError, errorBody, toAppError } from './errors';
 import { createGraphQLHandler } from './graphql/yoga';
 import type { HttpDeps } from './http/authenticate-request';
 import { limitBodies } from './http/body-limit';
+import { drainGate, type Drain } from './http/graceful-shutdown';
 import { metricsResponse } from './http/metrics-endpoint';
 import { createRateLimiter } from './http/rate-limit';
 import { httpRequestDuration } from './metrics';
@@ -25,7 +26,8 @@ import { createDashboardRoutes } from './dashboard/dashboard-routes';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
-export function createApp(appDeps: AppDeps & Partial<Pick<HttpDeps, 'rateLimiter'>>) {
+/** `drain`: the web process's shutdown state (src/http/graceful-shutdown.ts); tests' apps have none. */
+export function createApp(appDeps: AppDeps & Partial<Pick<HttpDeps, 'rateLimiter'>> & { drain?: Drain }) {
   const deps: HttpDeps = { ...appDeps, rateLimiter: appDeps.rateLimiter ?? createRateLimiter(appDeps.config.rateLimitPerMinute, { deps: appDeps, name: 'api_key' }) };
   const app = new Hono<HonoEnv>();
   const graphql = createGraphQLHandler(deps);
@@ -48,6 +50,7 @@ export function createApp(appDeps: AppDeps & Partial<Pick<HttpDeps, 'rateLimiter
     );
   });
 
+  if (appDeps.drain) app.use('*', drainGate(appDeps.drain));
   app.use('*', limitBodies(deps.config));
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
