@@ -11,6 +11,7 @@
 import type { Server } from 'node:http';
 import type { MiddlewareHandler } from 'hono';
 import { AppError, errorBody } from '../errors';
+import { discardRequestBody } from './discard-body';
 import type { Logger } from '../logger';
 
 export type Drain = { readonly draining: boolean; begin(): void };
@@ -29,7 +30,7 @@ export function createDrain(): Drain {
 
 const PROBES = new Set(['/healthz', '/readyz']);
 
-/** Mounted first: while draining nothing new starts here, and every response closes its connection. */
+/** Mounted before the routes: while draining nothing new starts here, and every response closes its connection. */
 export function drainGate(drain: Drain): MiddlewareHandler {
   return async (c, next) => {
     if (!drain.draining) {
@@ -39,6 +40,8 @@ export function drainGate(drain: Drain): MiddlewareHandler {
       return;
     }
     if (PROBES.has(c.req.path)) return c.json({ status: 'draining' }, 503, { connection: 'close' });
+    // Read what the client still sends (bounded: limitBodies runs first), or the closing socket resets it.
+    await discardRequestBody(c.req.raw, { maxBytes: Number.POSITIVE_INFINITY, maxMs: 2_000 });
     const err = new AppError('unavailable', 'This server is shutting down; retry the request', { retryAfter: 1 });
     return c.json(errorBody(err), 503, { 'retry-after': '1', connection: 'close' });
   };
