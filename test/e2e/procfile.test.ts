@@ -20,7 +20,7 @@
  * surely in flight when the web process is told to stop.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -283,6 +283,8 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  // For a failure's post-mortem: every process's output, when asked for.
+  if (process.env.PROCFILE_LOG) writeFileSync(process.env.PROCFILE_LOG, procs.map((p) => `--- ${p.name}\n${p.out}`).join('\n'));
   for (const p of procs) {
     try {
       process.kill(-p.child.pid!, 'SIGKILL');
