@@ -4,11 +4,10 @@
  */
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
-import type { Runner } from 'graphile-worker';
 import { createApp } from './app';
 import { createDrain, drainServer, within } from './http/graceful-shutdown';
 import { hardenServer, serverOptions } from './http/server-limits';
-import { startWorker } from './jobs/worker-runtime';
+import { startWorker, type WorkerHandle } from './jobs/worker-runtime';
 import { openRuntime } from './runtime';
 import { ensureDefaultOrg } from './services/orgs/ensure-default-org';
 import { ConfigError } from './config';
@@ -37,7 +36,7 @@ async function main() {
 
   const created = await ensureDefaultOrg(runtime.deps);
 
-  const worker: Runner | null = config.worker.inline ? await startWorker(runtime) : null;
+  const worker: WorkerHandle | null = config.worker.inline ? await startWorker(runtime) : null;
   observePool(database.pool, database.mode === 'postgres' ? 'postgres' : 'embedded');
   observeQueue(() => queueStats(runtime.deps.db, { heartbeats: database.mode === 'postgres' }));
   const drain = createDrain();
