@@ -10,14 +10,14 @@
  * terms (document frequency up to 0.5% of the KB or 50 chunks, and never above RARE_TERM_MAX_DF).
  * A chunk that matches only very common words cannot outscore one that matches a rare word by
  * enough to matter for the candidate pool, and skipping them keeps a large KB from scoring thousands
- * of rows. When every term is common, the candidates are the chunks holding the two rarest terms
- * together (or the rarest alone, if it is not that common or is the only term). Every candidate is
- * still scored on all query terms, and the vector side's candidates on BM25 too.
+ * of rows. When every term is common, the candidates are the chunks holding two of its three
+ * rarest terms (or the rarest alone, if it is not that common or is the only term). Every candidate
+ * is still scored on all query terms, and the vector side's candidates on BM25 too.
  *
- * Why the ceiling: with a share of the KB alone, the chunks scored per question grow with the KB
- * (bench search, 1,000 SQuAD questions: mean 52 at 10,000 chunks, 315 at 50,000, 1,308 at 200,000,
- * and up to 17,000 for a question of common words only), and so does the retrieval's CPU time.
- * With it they stop growing past 50,000 chunks (docs/scaling.md).
+ * Why: with a share of the KB alone, the chunks scored per question grew with the KB (bench search,
+ * 1,000 SQuAD questions: mean 306 at 50,000 chunks, 1,275 at 200,000, up to 17,000 for a question
+ * of common words only), and the retrieval's CPU time with them. With the ceiling and two-of-three:
+ * 200 and 536, for the same answers in the top 5 (bench/research/candidates-at-scale.ts, docs/scaling.md).
  */
 import { sql, type RawBuilder } from 'kysely';
 import { PREPARED, type Db } from '../../../db/connect';
@@ -49,18 +49,22 @@ export async function lexicalQuery(db: Db, kbId: KbId, query: string): Promise<L
   const terms = rows
     .map((r) => ({ lexeme: r.lexeme, df: r.df, idf: Math.log(1 + (n - r.df + 0.5) / (r.df + 0.5)) }))
     .sort((a, b) => a.df - b.df);
-  const avgdl = Math.max(1, rows[0]!.tokens / n);
-  const rare = terms.filter((t) => t.df <= Math.max(50, Math.min(n * RARE_TERM_SHARE, RARE_TERM_MAX_DF)));
-  if (rare.length > 0) return { terms, generators: rare, together: false, avgdl };
+  return { terms, ...candidateGenerators(terms, n), avgdl: Math.max(1, rows[0]!.tokens / n) };
+}
+
+/** Which of a query's terms (sorted rarest first) pick the candidates, in a KB of `kbChunks` chunks. */
+export function candidateGenerators(terms: QueryTerm[], kbChunks: number): Pick<LexicalQuery, 'generators' | 'together'> {
+  const rare = terms.filter((t) => t.df <= Math.max(50, Math.min(kbChunks * RARE_TERM_SHARE, RARE_TERM_MAX_DF)));
+  if (rare.length > 0) return { generators: rare, together: false };
   const common = terms.length > 1 && terms[0]!.df > RARE_TERM_MAX_DF;
-  return { terms, generators: terms.slice(0, common ? 3 : 1), together: common, avgdl };
+  return { generators: terms.slice(0, common ? 3 : 1), together: common };
 }
 
 /** A lexeme as a tsquery literal (quotes and backslashes escaped): never re-parsed into other words. */
 const tsqueryLiteral = (lexeme: string) => `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 
 /** Any generator; or, `together`, any two of them (all of them when there are only two). */
-function generatorQuery(q: LexicalQuery): string {
+export function generatorQuery(q: Pick<LexicalQuery, 'generators' | 'together'>): string {
   const words = q.generators.map((t) => tsqueryLiteral(t.lexeme));
   if (!q.together) return words.join(' | ');
   if (words.length < 3) return words.join(' & ');
