@@ -93,6 +93,10 @@ export function createPool(connectionString: string, max: number, opts: { embedd
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  // Nor may a checked-out one between two queries (a transaction waiting on an upload's body, say,
+  // when PostgreSQL restarts): pg emits `error` on it, and pg-pool listens only while it is idle.
+  // Its next query fails (a 503, src/errors.ts) and the pool drops it when it is released.
+  pool.on('connect', (client) => void client.on('error', () => {}));
   return pool;
 }
 

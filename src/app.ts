@@ -10,7 +10,9 @@ import { isMigrated } from '../db/migrate';
 import { AppError, errorBody, toAppError } from './errors';
 import { createGraphQLHandler } from './graphql/yoga';
 import type { HttpDeps } from './http/authenticate-request';
-import { limitBodies } from './http/body-limit';
+import { bodyLimitFor, limitBodies } from './http/body-limit';
+import { discardRequestBody } from './http/discard-body';
+import { drainGate, type Drain } from './http/graceful-shutdown';
 import { metricsResponse } from './http/metrics-endpoint';
 import { createRateLimiter } from './http/rate-limit';
 import { httpRequestDuration } from './metrics';
@@ -25,7 +27,8 @@ import { createDashboardRoutes } from './dashboard/dashboard-routes';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
-export function createApp(appDeps: AppDeps & Partial<Pick<HttpDeps, 'rateLimiter'>>) {
+/** `drain`: the web process's shutdown state (src/http/graceful-shutdown.ts); tests' apps have none. */
+export function createApp(appDeps: AppDeps & Partial<Pick<HttpDeps, 'rateLimiter'>> & { drain?: Drain }) {
   const deps: HttpDeps = { ...appDeps, rateLimiter: appDeps.rateLimiter ?? createRateLimiter(appDeps.config.rateLimitPerMinute, { deps: appDeps, name: 'api_key' }) };
   const app = new Hono<HonoEnv>();
   const graphql = createGraphQLHandler(deps);
@@ -49,6 +52,7 @@ export function createApp(appDeps: AppDeps & Partial<Pick<HttpDeps, 'rateLimiter
   });
 
   app.use('*', limitBodies(deps.config));
+  if (appDeps.drain) app.use('*', drainGate(appDeps.drain));
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/metrics', (c) => metricsResponse(deps.config, c.req.header('authorization')));
@@ -81,7 +85,7 @@ export function createApp(appDeps: AppDeps & Partial<Pick<HttpDeps, 'rateLimiter
 
   app.notFound((c) => c.json(errorBody(new AppError('not_found', `No route for ${c.req.method} ${c.req.path}`)), 404));
 
-  app.onError((err, c) => {
+  app.onError(async (err, c) => {
     const requestId = c.var.requestId;
     let appError: AppError;
     if (err instanceof HTTPException && err.status === 400) {
@@ -92,6 +96,8 @@ export function createApp(appDeps: AppDeps & Partial<Pick<HttpDeps, 'rateLimiter
     if (appError.code === 'internal_error') {
       (c.var.logger ?? deps.logger).error({ err, requestId }, 'unhandled error');
     }
+    // The database is down: the client will retry, so let it finish sending first (src/http/discard-body.ts).
+    if (appError.code === 'unavailable') await discardRequestBody(c.req.raw, { maxBytes: bodyLimitFor(c.req.raw.headers, deps.config), maxMs: 5_000 });
     if (appError.details.retryAfter) c.header('Retry-After', String(appError.details.retryAfter));
     c.header('x-request-id', requestId);
     return c.json(errorBody(appError), appError.status as 400);

@@ -68,6 +68,8 @@ const ZEnv = z.object({
   /** Time a client has to send its request headers, and its whole request (slowloris bounds). */
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).default(15_000),
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
+  /** On SIGTERM, how long in-flight requests and streams may take to finish before they are cut (Heroku kills at 30 s). */
+  SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).default(20_000),
   /** Voice: the Realtime model and endpoint (any server speaking OpenAI's GA Realtime protocol), and its key if not OPENAI_API_KEY. */
   OPENAI_REALTIME_API_KEY: z.string().min(1).optional(),
   OPENAI_REALTIME_MODEL: z.string().min(1).default('gpt-realtime'),
@@ -99,7 +101,7 @@ export type Config = Readonly<{
   graphiql: boolean;
   widget: { tokenSecret: string | null; ipRateLimitPerMinute: number; sessionRateLimitPerMinute: number };
   trustProxy: boolean;
-  http: { headersTimeoutMs: number; requestTimeoutMs: number };
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; shutdownDrainMs: number };
   /** The voice gateway's upstream; null (no OPENAI_API_KEY) makes voice unavailable. */
   realtime: { apiKey: string; model: string; url: string } | null;
   voice: { maxSessionSeconds: number; idleTimeoutSeconds: number; maxFramesPerSecond: number; maxBufferedBytes: number };
@@ -162,7 +164,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sessionRateLimitPerMinute: e.WIDGET_SESSION_RATE_LIMIT_PER_MINUTE,
     },
     trustProxy: e.TRUST_PROXY,
-    http: { headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS },
+    http: { headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS, shutdownDrainMs: e.SHUTDOWN_DRAIN_MS },
     realtime: (e.OPENAI_REALTIME_API_KEY ?? e.OPENAI_API_KEY)
       ? { apiKey: (e.OPENAI_REALTIME_API_KEY ?? e.OPENAI_API_KEY)!, model: e.OPENAI_REALTIME_MODEL, url: e.OPENAI_REALTIME_URL }
       : null,

@@ -4,10 +4,10 @@
  */
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
-import type { Runner } from 'graphile-worker';
 import { createApp } from './app';
+import { createDrain, drainServer, within } from './http/graceful-shutdown';
 import { hardenServer, serverOptions } from './http/server-limits';
-import { startWorker } from './jobs/worker-runtime';
+import { startWorker, type WorkerHandle } from './jobs/worker-runtime';
 import { openRuntime } from './runtime';
 import { ensureDefaultOrg } from './services/orgs/ensure-default-org';
 import { ConfigError } from './config';
@@ -36,10 +36,11 @@ async function main() {
 
   const created = await ensureDefaultOrg(runtime.deps);
 
-  const worker: Runner | null = config.worker.inline ? await startWorker(runtime) : null;
+  const worker: WorkerHandle | null = config.worker.inline ? await startWorker(runtime) : null;
   observePool(database.pool, database.mode === 'postgres' ? 'postgres' : 'embedded');
   observeQueue(() => queueStats(runtime.deps.db, { heartbeats: database.mode === 'postgres' }));
-  const app = createApp(runtime.deps);
+  const drain = createDrain();
+  const app = createApp({ ...runtime.deps, drain });
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host, serverOptions: serverOptions(config.http) }, (info) => {
     logger.info({ port: info.port, db: database.mode, worker: worker ? 'inline' : 'off', startupMs: Math.round(performance.now() - started) }, 'listening');
     // The box is printed once the port is known (PORT=0 picks one), before the "listening" line.
@@ -51,18 +52,26 @@ async function main() {
   hardenServer(server as Server);
   const voice = attachVoiceGateway(server as Server, runtime.deps);
 
+  // SIGTERM: stop accepting, and meanwhile finish what is in flight and the inline worker's jobs,
+  // each within SHUTDOWN_DRAIN_MS (a job cut short is released at the next start, or by the other
+  // workers' sweep on PostgreSQL); then close the database and exit 0. The backstop exits 1 only if
+  // a step hangs outright.
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    const bound = config.http.shutdownDrainMs;
     logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 15_000).unref();
-    // Voice sessions first: they are told `shutting_down` and their turns stored while the database is open.
-    await voice.close();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await worker?.stop();
-    await database.close();
+    const force = setTimeout(() => process.exit(1), bound + 20_000).unref();
+    // Voice sessions are told `shutting_down` and their turns stored while the database is open.
+    const [, drained, workerStopped] = await Promise.all([
+      voice.close(),
+      drainServer(server as Server, drain, bound, logger),
+      worker ? within(worker.stop(), bound) : true,
+    ]);
+    await within(database.close(), 5_000);
     clearTimeout(force);
+    logger.info({ drainMs: drained.ms, cut: drained.cut, workerStopped }, 'shut down');
     logger.flush();
     process.exit(0);
   };

@@ -1,6 +1,7 @@
 /** Worker entry point (Procfile `worker`): runs ingestion jobs against DATABASE_URL. Several may run at once. */
 import { serve } from '@hono/node-server';
 import { errorBody, toAppError } from './errors';
+import { within } from './http/graceful-shutdown';
 import { metricsResponse } from './http/metrics-endpoint';
 import { startWorker } from './jobs/worker-runtime';
 import { observePool } from './metrics';
@@ -27,8 +28,9 @@ async function main() {
   runtime.logger.info({ pid: process.pid, metricsPort: port }, 'worker started');
   const stop = async () => {
     metrics?.close();
-    await runner.stop();
-    await runtime.database.close();
+    // Running jobs may finish within the drain bound; one cut short is released by the other workers' sweep.
+    await within(runner.stop(), runtime.config.http.shutdownDrainMs);
+    await within(runtime.database.close(), 5_000);
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop());

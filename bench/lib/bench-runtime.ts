@@ -15,7 +15,8 @@ import { startThrowawayCluster } from '../../test/infra/postgres-cluster';
 
 export type BenchDb = 'embedded' | 'postgres';
 
-export async function openBenchRuntime(kind: BenchDb, env: Record<string, string> = {}) {
+/** `url`: a PostgreSQL database to use as it is (a kept benchmark database); else TEST_DATABASE_URL or a throwaway cluster. */
+export async function openBenchRuntime(kind: BenchDb, env: Record<string, string> = {}, opts: { url?: string } = {}) {
   const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000000', DATA_DIR: '/nonexistent', ...env, ...(process.env.OPENAI_API_KEY ? { OPENAI_API_KEY: process.env.OPENAI_API_KEY } : {}) });
   let database: DatabaseHandle;
   let stopCluster = () => {};
@@ -27,8 +28,9 @@ export async function openBenchRuntime(kind: BenchDb, env: Record<string, string
     const close = async () => (await analyzer.stop(), await db.destroy(), await embedded.close());
     database = { db, pool, connectionString: embedded.connectionString, mode: 'embedded', close };
   } else {
-    const cluster = process.env.TEST_DATABASE_URL ? null : await startThrowawayCluster();
-    const url = process.env.TEST_DATABASE_URL ?? cluster!.url;
+    const given = opts.url ?? process.env.TEST_DATABASE_URL;
+    const cluster = given ? null : await startThrowawayCluster();
+    const url = given ?? cluster!.url;
     stopCluster = () => cluster?.stop();
     // The pool `npm start` would open (DATABASE_POOL_SIZE; src/config.ts has its default).
     const pool = createPool(url, config.databasePoolSize);

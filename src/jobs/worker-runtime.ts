@@ -3,7 +3,7 @@
  * PGlite session, so prepared statement names would collide: noPreparedStatements is mandatory there.
  */
 import { EventEmitter } from 'node:events';
-import { Logger as WorkerLogger, parseCronItems, run, type Runner, type WorkerEvents } from 'graphile-worker';
+import { Logger as WorkerLogger, parseCronItems, run, type RunnerOptions, type WorkerEvents } from 'graphile-worker';
 import { randomBase62 } from '../ids';
 import type { Logger } from '../logger';
 import type { Runtime } from '../runtime';
@@ -20,14 +20,21 @@ function workerLogger(logger: Logger) {
 
 export const RECRAWL_CRON = parseCronItems([{ task: 'documents__recrawl_due', match: '*/10 * * * *', identifier: 'documents__recrawl_due' }]);
 
-export async function startWorker(runtime: Runtime, opts: { pollInterval?: number } = {}): Promise<Runner> {
+/** A running worker (graphile-worker's runner, replaced when it breaks): `promise` settles once stopped. */
+export type WorkerHandle = { stop(): Promise<void>; promise: Promise<void> };
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function startWorker(runtime: Runtime, opts: { pollInterval?: number } = {}): Promise<WorkerHandle> {
   const { config, logger, database } = runtime;
   // A changed embedding model (e.g. OPENAI_API_KEY added) is rolled out to existing KBs in the background.
   await enqueueReembeddingWhereNeeded(runtime.deps);
   const events = new EventEmitter() as WorkerEvents;
   const workerIds = new Set<string>();
   events.on('worker:create', ({ worker }) => void workerIds.add(worker.workerId));
-  const runner = await run({
+  events.on('worker:stop', ({ worker }) => void workerIds.delete(worker.workerId));
+  const log = logger.child({ component: 'worker' });
+  const options: RunnerOptions = {
     events,
     pgPool: database.pool,
     taskList: createTaskList(runtime.deps),
@@ -35,17 +42,64 @@ export async function startWorker(runtime: Runtime, opts: { pollInterval?: numbe
     noHandleSignals: true,
     noPreparedStatements: database.mode !== 'postgres',
     pollInterval: opts.pollInterval ?? 2000,
-    logger: workerLogger(logger.child({ component: 'worker' })),
+    logger: workerLogger(log),
     // Scheduled re-crawls: every 10 minutes the documents whose next_crawl_at has passed are queued.
     parsedCronItems: RECRAWL_CRON,
+  };
+  let runner = await run(options);
+  let stopping = false;
+  let replacing: Promise<void> | null = null;
+  let stopped: Promise<void> | null = null;
+  let settle = () => {};
+  const promise = new Promise<void>((resolve) => (settle = resolve));
+
+  /**
+   * graphile-worker ends a worker that could not record its job's outcome (the database went away
+   * in the middle of a job) and does not start another (a TODO in its pool): after a database
+   * restart a process could be left beating with no worker at all. So that worker's id leaves this
+   * process's heartbeat (the sweep then releases its job, heartbeats.ts), and the runner is replaced
+   * by a new one as soon as the database answers; the old one finishes its running jobs and stops.
+   */
+  const retiring = new Set<Promise<void>>();
+  const replace = async () => {
+    const broken = runner;
+    while (!stopping) {
+      await sleep(1_000);
+      try {
+        runner = await run(options);
+        log.warn('worker runner replaced after a database error');
+        break;
+      } catch (err) {
+        log.warn({ err: String(err) }, 'worker runner could not start yet; retrying');
+      }
+    }
+    const retired = broken.stop().catch(() => {});
+    retiring.add(retired);
+    void retired.finally(() => retiring.delete(retired));
+  };
+  events.on('worker:fatalError', ({ worker, error }) => {
+    workerIds.delete(worker.workerId);
+    log.warn({ workerId: worker.workerId, err: String(error) }, 'a worker died on a database error');
+    if (!stopping) replacing ??= replace().finally(() => (replacing = null));
   });
+
+  const handle: WorkerHandle = {
+    promise,
+    stop: () =>
+      (stopped ??= (async () => {
+        stopping = true;
+        await replacing;
+        await Promise.all([runner.stop().catch(() => {}), ...retiring]);
+        settle();
+      })()),
+  };
   // The embedded database has one process, which frees dead workers' locks when it starts.
-  if (database.mode !== 'postgres') return runner;
-  return withHeartbeats(runtime, runner, workerIds);
+  if (database.mode !== 'postgres') return handle;
+  return withHeartbeats(runtime, handle, workerIds);
 }
 
 /** Heartbeats and the sweeper of dead workers' jobs (src/services/workers/heartbeats.ts) for this runner's lifetime. */
-async function withHeartbeats(runtime: Runtime, runner: Runner, workerIds: Set<string>): Promise<Runner> {
+async function withHeartbeats(runtime: Runtime, runner: WorkerHandle, workerIds: Set<string>): Promise<WorkerHandle> {
   const { deps, logger } = runtime;
   const proc = thisProcess(`wrk_${randomBase62(16)}`);
   const log = logger.child({ component: 'worker-heartbeat', process_id: proc.processId });

@@ -7,10 +7,17 @@
  *   - chunk lengths from the generated column `lexeme_count`.
  *
  * Speed on large KBs: candidates are the chunks containing at least one of the query's *rarer*
- * terms (document frequency up to 0.5% of the KB or 50 chunks, or the rarest term when all are
- * common). A chunk that matches only very common words cannot outscore one that matches a rare word
- * by enough to matter for the candidate pool, and skipping them keeps a 50,000-chunk KB from scoring
- * thousands of rows. Every candidate is still scored on all query terms.
+ * terms (document frequency up to 0.5% of the KB or 50 chunks, and never above RARE_TERM_MAX_DF).
+ * A chunk that matches only very common words cannot outscore one that matches a rare word by
+ * enough to matter for the candidate pool, and skipping them keeps a large KB from scoring thousands
+ * of rows. When every term is common, the candidates are the chunks holding two of its three
+ * rarest terms (or the rarest alone, if it is not that common or is the only term). Every candidate
+ * is still scored on all query terms, and the vector side's candidates on BM25 too.
+ *
+ * Why: with a share of the KB alone, the chunks scored per question grew with the KB (bench search,
+ * 1,000 SQuAD questions: mean 306 at 50,000 chunks, 1,275 at 200,000, up to 17,000 for a question
+ * of common words only), and the retrieval's CPU time with them. With the ceiling and two-of-three:
+ * 200 and 536, for the same answers in the top 5 (bench/research/candidates-at-scale.ts, docs/scaling.md).
  */
 import { sql, type RawBuilder } from 'kysely';
 import { PREPARED, type Db } from '../../../db/connect';
@@ -19,11 +26,15 @@ import type { KbId } from '../../ids';
 // Tuned on half of SQuAD dev (research in bench/research/): a plateau around k1 0.4-0.9, b 0.75-1.0.
 export const BM25 = { k1: 0.6, b: 0.9 } as const;
 const RARE_TERM_SHARE = 0.005;
+export const RARE_TERM_MAX_DF = 250;
 
 export type QueryTerm = { lexeme: string; df: number; idf: number };
 
-/** What BM25 needs to know about one query in one KB; null when no query term occurs in the KB. */
-export type LexicalQuery = { terms: QueryTerm[]; generators: QueryTerm[]; avgdl: number };
+/**
+ * What BM25 needs to know about one query in one KB; null when no query term occurs in the KB.
+ * Candidates hold any of `generators`, or all of them when `together`.
+ */
+export type LexicalQuery = { terms: QueryTerm[]; generators: QueryTerm[]; together: boolean; avgdl: number };
 
 export async function lexicalQuery(db: Db, kbId: KbId, query: string): Promise<LexicalQuery | null> {
   // The KB id is a literal for the plan Postgres may cache (PREPARED in db/connect.ts).
@@ -38,16 +49,31 @@ export async function lexicalQuery(db: Db, kbId: KbId, query: string): Promise<L
   const terms = rows
     .map((r) => ({ lexeme: r.lexeme, df: r.df, idf: Math.log(1 + (n - r.df + 0.5) / (r.df + 0.5)) }))
     .sort((a, b) => a.df - b.df);
-  const rare = terms.filter((t) => t.df <= Math.max(50, n * RARE_TERM_SHARE));
-  return { terms, generators: rare.length > 0 ? rare : terms.slice(0, 1), avgdl: Math.max(1, rows[0]!.tokens / n) };
+  return { terms, ...candidateGenerators(terms, n), avgdl: Math.max(1, rows[0]!.tokens / n) };
+}
+
+/** Which of a query's terms (sorted rarest first) pick the candidates, in a KB of `kbChunks` chunks. */
+export function candidateGenerators(terms: QueryTerm[], kbChunks: number): Pick<LexicalQuery, 'generators' | 'together'> {
+  const rare = terms.filter((t) => t.df <= Math.max(50, Math.min(kbChunks * RARE_TERM_SHARE, RARE_TERM_MAX_DF)));
+  if (rare.length > 0) return { generators: rare, together: false };
+  const common = terms.length > 1 && terms[0]!.df > RARE_TERM_MAX_DF;
+  return { generators: terms.slice(0, common ? 3 : 1), together: common };
 }
 
 /** A lexeme as a tsquery literal (quotes and backslashes escaped): never re-parsed into other words. */
 const tsqueryLiteral = (lexeme: string) => `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 
-/** Condition (GIN-indexed) for the chunks worth scoring: those containing a generator term. */
+/** Any generator; or, `together`, any two of them (all of them when there are only two). */
+export function generatorQuery(q: Pick<LexicalQuery, 'generators' | 'together'>): string {
+  const words = q.generators.map((t) => tsqueryLiteral(t.lexeme));
+  if (!q.together) return words.join(' | ');
+  if (words.length < 3) return words.join(' & ');
+  return words.flatMap((a, i) => words.slice(i + 1).map((b) => `(${a} & ${b})`)).join(' | ');
+}
+
+/** Condition (GIN-indexed) for the chunks worth scoring: those containing a generator term (or all of them). */
 export function candidateSql(q: LexicalQuery, chunk: string): RawBuilder<boolean> {
-  return sql<boolean>`${sql.ref(`${chunk}.tsv`)} @@ ${q.generators.map((t) => tsqueryLiteral(t.lexeme)).join(' | ')}::tsquery`;
+  return sql<boolean>`${sql.ref(`${chunk}.tsv`)} @@ ${generatorQuery(q)}::tsquery`;
 }
 
 /** sum of 1/i^2 for i = 1, 2, ... */

@@ -1,0 +1,113 @@
+/**
+ * The web process's drain (src/http/graceful-shutdown.ts) on a real Node HTTP server: what is in
+ * flight finishes, a new connection is refused, probes and late requests get clean 503s, and the
+ * bound cuts what outlasts it. The whole deployment's SIGTERM is in test/e2e/procfile.test.ts.
+ */
+import type { Server } from 'node:http';
+import { request } from 'node:http';
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import { afterEach, expect, it } from 'vitest';
+import { createDrain, drainGate, drainServer, type Drain } from '../../src/http/graceful-shutdown';
+import { createLogger } from '../../src/logger';
+
+const logger = createLogger('silent');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+let server: Server | null = null;
+
+afterEach(() => {
+  server?.closeAllConnections();
+  server?.close();
+  server = null;
+});
+
+async function start(drain: Drain) {
+  const app = new Hono();
+  app.use('*', drainGate(drain));
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/slow', async (c) => {
+    await sleep(Number(c.req.query('ms')));
+    return c.json({ done: true });
+  });
+  app.get('/stream', (c) =>
+    streamSSE(c, async (s) => {
+      for (let i = 0; i < Number(c.req.query('events')); i++) {
+        await s.writeSSE({ event: 'delta', data: String(i) });
+        await sleep(100);
+      }
+      await s.writeSSE({ event: 'done', data: '' });
+    }),
+  );
+  server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
+  await new Promise((r) => server!.once('listening', r));
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+}
+
+/** One request on its own connection (no keep-alive pool), as the e2e test's client sends them. */
+function get(url: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    request(url, { agent: false }, (res) => {
+      let body = '';
+      res.on('data', (d) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      res.on('error', reject);
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+it('finishes in-flight requests and streams, refuses new connections, and exits the drain when they are done', async () => {
+  const drain = createDrain();
+  const url = await start(drain);
+  const slow = get(`${url}/slow?ms=800`);
+  const stream = get(`${url}/stream?events=10`);
+  await sleep(150);
+
+  const drained = drainServer(server!, drain, 10_000, logger);
+  await sleep(50);
+  await expect(get(`${url}/healthz`)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+
+  expect(await slow).toMatchObject({ status: 200, body: '{"done":true}', headers: { connection: 'close' } });
+  const sse = await stream;
+  expect(sse.status).toBe(200);
+  expect(sse.body.match(/event: delta/g)).toHaveLength(10);
+  expect(sse.body).toContain('event: done');
+  const outcome = await drained;
+  expect(outcome.cut).toBe(0);
+  expect(outcome.ms).toBeLessThan(5_000);
+});
+
+it('cuts a stream that outlasts the bound', async () => {
+  const drain = createDrain();
+  const url = await start(drain);
+  const stream = get(`${url}/stream?events=1000`).catch((err: Error) => err);
+  await sleep(200);
+  const started = Date.now();
+  const outcome = await drainServer(server!, drain, 500, logger);
+  expect(outcome.cut).toBe(1);
+  expect(Date.now() - started).toBeLessThan(2_000);
+  const result = await stream;
+  // Cut mid-stream: the client sees the connection end without the final event.
+  expect(result instanceof Error ? result.message : result.body).not.toContain('event: done');
+});
+
+it('answers probes and late requests with a clean 503 while draining', async () => {
+  const drain = createDrain();
+  const app = new Hono();
+  app.use('*', drainGate(drain));
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/api/kbs', (c) => c.json({ kbs: [] }));
+  expect((await app.request('/healthz')).status).toBe(200);
+
+  drain.begin();
+  const probe = await app.request('/healthz');
+  expect(probe.status).toBe(503);
+  expect(await probe.json()).toEqual({ status: 'draining' });
+  const late = await app.request('/api/kbs');
+  expect(late.status).toBe(503);
+  expect(late.headers.get('retry-after')).toBe('1');
+  expect(late.headers.get('connection')).toBe('close');
+  expect(await late.json()).toEqual({ error: { code: 'unavailable', message: expect.stringMatching(/shutting down/) } });
+});
