@@ -10,5 +10,6 @@ import './conversation';
 import './document-page';
 import './usage';
 import './chat-stream';
+import './document-updates';
 
 export const schema = builder.toSchema({ sortSchema: true });

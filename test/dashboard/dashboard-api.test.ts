@@ -438,3 +438,33 @@ describe('the dashboard app', () => {
     expect(readFileSync(new URL('../../src/dashboard/app/main.tsx', import.meta.url), 'utf8')).not.toMatch(/localStorage\.setItem\([^)]*key/i);
   });
 });
+
+describe('documentUpdates: live document status over SSE', () => {
+  const UPDATES = `subscription($kbId: ID!) { documentUpdates(kbId: $kbId) { id status stage progress { done total unit } chunkCount } }`;
+
+  it('streams a processing document until it is ready, then completes', async () => {
+    const bytes = '# Heron kayak\n\nThe Heron kayak weighs eleven kilograms and seats one paddler.';
+    const upload = await uploadFile(t.app, b.key, b.kbId, { name: 'heron.md', bytes });
+    expect(upload.status).toBe(202);
+    const docId = upload.body.document.id as string;
+    const streaming = dashStream({ cookie: b.cookie }, UPDATES, { kbId: b.kbId });
+    // The first read sees the document processing; then the worker ingests it.
+    await new Promise((r) => setTimeout(r, 300));
+    await runQueuedJobs(t);
+    const { res, results, kinds } = await streaming;
+    expect(res.status).toBe(200);
+    expect(kinds.at(-1)).toBe('complete');
+    expect(results.every((r) => r.errors === undefined)).toBe(true);
+    const states = results.flatMap((r) => r.data.documentUpdates).filter((d: { id: string }) => d.id === docId);
+    expect(states[0].status).toBe('processing');
+    expect(states.at(-1)).toMatchObject({ status: 'ready', stage: null, progress: null });
+    expect(states.at(-1).chunkCount).toBeGreaterThan(0);
+  });
+
+  it('completes at once when nothing is processing, and refuses a KB of another organisation', async () => {
+    const idle = await dashStream({ key: b.key }, UPDATES, { kbId: b.kbId }, { origin: null, 'sec-fetch-site': null, 'x-groundwork-csrf': null });
+    expect(idle.kinds).toEqual(['complete']);
+    const foreign = await dashStream({ cookie: b.cookie }, UPDATES, { kbId: a.kbId });
+    expect(foreign.results[0]?.errors?.[0]?.extensions.app_code).toBe('not_found');
+  });
+});

@@ -137,6 +137,9 @@ describe('the dashboard in Chromium, as a new administrator', () => {
   it('uploads a PDF and a DOCX by drag and drop and watches them turn green without reloading', async () => {
     let navigations = 0;
     page.on('framenavigated', (f) => f === page.mainFrame() && navigations++);
+    // Statuses arrive through the documentUpdates subscription (SSE), not by re-reading pages on a timer.
+    let subscriptions = 0;
+    page.on('request', (r) => r.url().endsWith('/graphql') && /documentUpdates/.test(r.postData() ?? '') && r.headers().accept === 'text/event-stream' && subscriptions++);
     await dropFiles([
       { name: 'layout-parser-paper-with-table.pdf', type: 'application/pdf', path: path.join(DOCS, 'layout-parser-paper-with-table.pdf') },
       { name: 'footnotes.docx', type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', path: path.join(DOCS, 'footnotes.docx') },
@@ -150,6 +153,7 @@ describe('the dashboard in Chromium, as a new administrator', () => {
       expect(await row(name).locator('.badge.ready').textContent()).toMatch(/Ready · \d+ chunks?/);
     }
     expect(navigations).toBe(0);
+    expect(subscriptions).toBeGreaterThan(0);
     expect(await page.getByText(/2 of 2 ready/).count()).toBe(1);
   }, 120_000);
 

@@ -1,11 +1,12 @@
 /**
  * A KB's documents: drag-and-drop upload (several files, each with its own progress), add a website,
- * status badges, retry/re-ingest/delete one or several, filter by status, keyset "load more", and a
- * poll of the loaded pages only while something is processing. And a document's chunks.
+ * status badges, retry/re-ingest/delete one or several, filter by status, keyset "load more", and
+ * live status and progress from the documentUpdates subscription while something is processing
+ * (the loaded pages are re-read when a document settles). And a document's chunks.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { gql, gqlUpload, type ResultOf } from './gql';
-import { DeleteDocument, DocumentDetail, IngestUrl, KbDocuments, ReingestDocument, UploadDocument } from './queries';
+import { gql, gqlStream, gqlUpload, type ResultOf } from './gql';
+import { DeleteDocument, DocumentDetail, DocumentUpdates, IngestUrl, KbDocuments, ReingestDocument, UploadDocument } from './queries';
 import { Confirm, errorMessage, formatDate, Notice, StatusBadge, useLoad } from './ui';
 
 type Kb = ResultOf<typeof KbDocuments>['knowledgeBase'];
@@ -152,8 +153,26 @@ export function KbView({ kbId }: { kbId: string }) {
   const processing = (kb?.documentCounts.processing ?? 0) > 0;
   useEffect(() => {
     if (!processing) return;
-    const timer = setInterval(() => (void refresh(), tick((n) => n + 1)), POLL_MS);
-    return () => clearInterval(timer);
+    const abort = new AbortController();
+    void (async () => {
+      while (!abort.signal.aborted) {
+        try {
+          for await (const { documentUpdates } of gqlStream(DocumentUpdates, { kbId }, abort.signal)) {
+            const byId = new Map(documentUpdates.map((d) => [d.id, d]));
+            setDocs((list) => list.map((d) => byId.get(d.id) ?? d));
+            tick((n) => n + 1);
+            // A settled document changes the counts and maybe the filtered page: read it again.
+            if (documentUpdates.some((d) => d.status !== 'processing')) void refresh();
+          }
+        } catch {
+          // The stream broke (network, sign-out): the loop below reads the page and tries again.
+        }
+        if (abort.signal.aborted) return;
+        await refresh();
+        await new Promise((r) => setTimeout(r, POLL_MS));
+      }
+    })();
+    return () => abort.abort();
   }, [processing, docs.length, status]);
 
   const act = async (list: Doc[], action: 'reingest' | 'delete') => {

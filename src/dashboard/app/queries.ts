@@ -50,6 +50,10 @@ export const IngestUrl = graphql(
   `mutation IngestUrl($input: IngestUrlInput!) { ingestUrl(input: $input) { ...DocumentFields } }`,
   [DocumentFields],
 );
+export const DocumentUpdates = graphql(
+  `subscription DocumentUpdates($kbId: ID!) { documentUpdates(kbId: $kbId) { ...DocumentFields } }`,
+  [DocumentFields],
+);
 export const DeleteDocument = graphql(`mutation DeleteDocument($kbId: ID!, $id: ID!) { deleteDocument(kbId: $kbId, id: $id) { success } }`);
 export const ReingestDocument = graphql(
   `mutation ReingestDocument($kbId: ID!, $id: ID!) { reingestDocument(kbId: $kbId, id: $id) { ...DocumentFields } }`,
