@@ -144,3 +144,24 @@ describe('README examples', () => {
     }
   });
 });
+
+describe('README administration commands', () => {
+  it('every `npm run cli` line of the CLI block exits 0 beside the running server, as printed', async () => {
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const block = /### Administration \(CLI\)\n\n```bash\n([\s\S]*?)```/.exec(readme)?.[1];
+    const lines = (block ?? '').split('\n').filter((l) => l.startsWith('npm run cli'));
+    expect(lines.length).toBeGreaterThanOrEqual(4);
+    const outputs: string[] = [];
+    for (const line of lines) {
+      const stdout = await new Promise<string>((resolve, reject) =>
+        execFile('bash', ['-c', line], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' }, timeout: 90_000 }, (err, out, errOut) =>
+          err ? reject(new Error(`${line}\nfailed: ${err.message}\n${errOut}`)) : resolve(out),
+        ),
+      );
+      outputs.push(stdout);
+    }
+    // The org the first line creates is the one the next lines name.
+    expect(outputs[0]).toMatch(/"slug":"acme"/);
+    expect(outputs.join('\n')).toMatch(/\/admin\/\S+/);
+  });
+});
