@@ -10,6 +10,15 @@ import { createRequire } from 'node:module';
 import { PermanentIngestError } from './errors';
 
 const RENDER_SCALE = 2; // 144 dpi: tesseract's accuracy drops below ~120 dpi, time grows above
+// A page may declare any size (a 200-inch MediaBox at 144 dpi is 3.3 GB of pixels): the render is
+// scaled down to at most this many pixels (64 MB of RGBA; an A4 page at 144 dpi is 2 M).
+export const MAX_RENDER_PIXELS = 16_000_000;
+
+/** The render scale for a page of `width` x `height` points. */
+export function renderScale(width: number, height: number): number {
+  const area = Math.max(1, width * height);
+  return Math.min(RENDER_SCALE, Math.sqrt(MAX_RENDER_PIXELS / area));
+}
 const IDLE_MS = 60_000;
 const require = createRequire(import.meta.url);
 
@@ -130,7 +139,8 @@ type Factory = { create(w: number, h: number): { canvas: { encode(f: 'png'): Pro
 
 async function renderPage(pdf: PdfDoc, pageNumber: number, factoryClass: unknown): Promise<Buffer> {
   const page = await pdf.getPage(pageNumber);
-  const viewport = page.getViewport({ scale: RENDER_SCALE });
+  const { width, height } = page.getViewport({ scale: 1 });
+  const viewport = page.getViewport({ scale: renderScale(width, height) });
   const factory = new (factoryClass as new () => Factory)();
   const target = factory.create(Math.ceil(viewport.width), Math.ceil(viewport.height));
   try {

@@ -7,6 +7,7 @@
  * Pages are read one at a time and released, so memory stays flat on long documents.
  */
 import { getDocumentProxy, getResolvedPDFJS } from 'unpdf';
+import { checkPdfInflation, pdfInflationLimits } from './pdf-inflation';
 import { ocrPdfPages } from './ocr';
 import { UnmappedGlyphs } from './pdf-ligatures';
 import { PermanentIngestError } from './errors';
@@ -48,11 +49,12 @@ interface OutlineEntry {
 }
 
 /**
- * Text kept from one PDF, in characters. pdf.js inflates each page's streams itself, so a bomb
- * inside one page cannot be cut short here; this bounds what piles up across pages (a 10,000-page
+ * Text kept from one PDF, in characters. Inflated streams are bounded before pdf.js opens the file
+ * (pdf-inflation.ts); this bounds what piles up across pages (a 10,000-page
  * manual is ~30 M characters; beyond this it is not a document we can chunk and embed anyway).
  */
 export const MAX_PDF_TEXT_CHARS = 50_000_000;
+const MB = 1024 * 1024;
 
 // A page with fewer letters/digits than this carries a stamp or page number at most, not text.
 const MIN_CHARS_FOR_TEXT_PAGE = 20;
@@ -286,6 +288,12 @@ async function readOutline(pdf: PdfDocument): Promise<OutlineEntry[]> {
 }
 
 async function openPdf(bytes: Uint8Array): Promise<PdfDocument> {
+  const inflation = await checkPdfInflation(bytes);
+  if (!inflation.ok) {
+    const { maxStreamBytes, maxTotalBytes } = pdfInflationLimits(bytes.length);
+    const limit = inflation.reason === 'stream_too_large' ? `one of its streams inflates beyond ${maxStreamBytes / MB} MB` : `its streams inflate beyond ${Math.round(maxTotalBytes / MB)} MB`;
+    throw new PermanentIngestError('too_large', `The PDF is too large to process: ${limit}.`);
+  }
   try {
     // pdf.js takes ownership of the buffer it is given, so it gets a copy.
     return await getDocumentProxy(new Uint8Array(bytes), {

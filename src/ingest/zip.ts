@@ -4,7 +4,7 @@
  * streaming, without trusting the sizes the archive declares: a member that claims 1 KB but
  * inflates to 400 MB is cut off at the budget having held one 16 KB chunk at a time.
  */
-import zlib from 'node:zlib';
+import { inflatedSize } from './inflated-size';
 
 export interface ZipEntry {
   name: string;
@@ -74,24 +74,6 @@ function memberData(bytes: Uint8Array, entry: ZipEntry): Uint8Array | undefined 
   const start = at + 30 + view.getUint16(at + 26, true) + view.getUint16(at + 28, true);
   if (start + entry.compressedSize > bytes.length) return undefined;
   return bytes.subarray(start, start + entry.compressedSize);
-}
-
-/** Inflates a raw deflate stream, counting output and keeping none of it; stops past `budget`. */
-function inflatedSize(data: Uint8Array, budget: number): Promise<number | 'too_large' | 'damaged'> {
-  return new Promise((resolve) => {
-    const inflater = zlib.createInflateRaw();
-    let size = 0;
-    inflater.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > budget) {
-        inflater.destroy();
-        resolve('too_large');
-      }
-    });
-    inflater.on('error', () => resolve('damaged'));
-    inflater.on('end', () => resolve(size));
-    inflater.end(data);
-  });
 }
 
 /**

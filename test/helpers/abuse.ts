@@ -15,6 +15,7 @@ import {
   isNonNullType,
   type GraphQLInputType,
 } from 'graphql';
+import { pdfWithContentStreams, textContent } from '../ingest/pdf-fixture';
 import { deflateBomb, makeDocx, makeZip } from '../ingest/zip-fixture';
 import { graphqlDocument, type Endpoint, type GraphQLEndpoint } from './abuse-endpoints';
 
@@ -44,13 +45,15 @@ function multipart(parts: Array<{ name: string; filename?: string; content: stri
   return { contentType: 'multipart/form-data; boundary=XYZ', data: cutAt === undefined ? all : all.subarray(0, cutAt % all.length), label: cutAt === undefined ? 'multipart' : 'truncated multipart' };
 }
 
-// Built once: a DOCX whose document.xml inflates to 300 MB, a ZIP of a 300 MB member, and a gzip
-// body of 64 MB of zeros (the server does not inflate request bodies: it must refuse it as JSON).
-let bombs: { docx: Uint8Array; zip: Uint8Array; gzip: Uint8Array } | null = null;
+// Built once: a DOCX whose document.xml inflates to 300 MB, a ZIP of a 300 MB member, a PDF whose
+// content stream inflates to 300 MB, and a gzip body of 64 MB of zeros (the server does not inflate
+// request bodies: it must refuse it as JSON).
+let bombs: { docx: Uint8Array; zip: Uint8Array; pdf: Uint8Array; gzip: Uint8Array } | null = null;
 function bombBodies() {
   bombs ??= {
     docx: makeDocx({ deflated: deflateBomb(300), declaredSize: 1024 }),
     zip: makeZip({ 'a.txt': { deflated: deflateBomb(300), declaredSize: 10 } }),
+    pdf: pdfWithContentStreams([textContent('Hello', 300)]),
     gzip: gzipSync(Buffer.alloc(64 * 1024 * 1024)),
   };
   return bombs;
@@ -76,6 +79,7 @@ export function bodies(target: Target, fields: string[] = GENERIC_FIELDS): fc.Ar
     nasty.map((s) => multipart([{ name: 'kb_id', content: s.slice(0, 1000) }, { name: 'file', filename: s.slice(0, 200), content: 'hello' }])),
     fc.constant({ ...multipart([{ name: 'kb_id', content: target.kbId }, { name: 'file', filename: 'bomb.docx', content: b.docx }]), label: 'DOCX bomb' }),
     fc.constant({ ...multipart([{ name: 'kb_id', content: target.kbId }, { name: 'file', filename: 'bomb.zip', content: b.zip }]), label: 'ZIP bomb' }),
+    fc.constant({ ...multipart([{ name: 'kb_id', content: target.kbId }, { name: 'file', filename: 'bomb.pdf', content: b.pdf }]), label: 'PDF bomb' }),
     fc.constant<Body>({ contentType: 'application/json', encoding: 'gzip', data: b.gzip, label: 'gzip bomb' }),
   );
 }

@@ -4,11 +4,16 @@
  * it to 400 MB, fails as too_large without the inflated bytes ever being held (before: memory went
  * from 0.6 to 2.2 GB). Ordinary deflated documents still parse.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { parseDocx } from '../../src/ingest/parse-docx';
 import { unpackZip } from '../../src/ingest/unpack-zip';
+import { parsePdf } from '../../src/ingest/parse-pdf';
+import { checkPdfInflation } from '../../src/ingest/pdf-inflation';
 import { checkInflatedSize } from '../../src/ingest/zip';
+import { pdfWithContentStreams, textContent } from './pdf-fixture';
 import { deflateBomb, documentXml, makeDocx, makeZip } from './zip-fixture';
 
 const MB = 1024 * 1024;
@@ -60,5 +65,41 @@ describe('decompression bombs', () => {
     expect(entries.map((e) => [e.name, e.status])).toEqual([['bomb.txt', 'refused'], ['next.txt', 'file']]);
     // fflate inflated the whole member at once before (628 MB); now 16 KB slices, dropped once refused.
     expect(grownMb).toBeLessThan(200);
+  });
+});
+
+describe('PDF stream bombs', () => {
+  async function pdfRefusal(bytes: Uint8Array) {
+    const before = process.memoryUsage().rss;
+    const error = await parsePdf(bytes).then(
+      () => null,
+      (e: { code?: string; message?: string }) => e,
+    );
+    return { error, grewMb: (process.memoryUsage().rss - before) / MB };
+  }
+
+  it('refuses a 400 KB PDF whose one content stream inflates to 400 MB, before pdf.js holds it (was: 1 GB and 9 s)', async () => {
+    const bomb = pdfWithContentStreams([textContent('Hello', 400)]);
+    expect(bomb.length).toBeLessThan(600 * 1024);
+    const { error, grewMb } = await pdfRefusal(bomb);
+    expect(error).toMatchObject({ code: 'too_large', message: 'The PDF is too large to process: its streams inflate beyond 64 MB.' });
+    expect(grewMb).toBeLessThan(150);
+    // A big file gets a bigger document budget, but one stream still stops at its own.
+    expect(await checkPdfInflation(bomb, { maxStreamBytes: 128 * MB, maxTotalBytes: 1024 * MB })).toEqual({ ok: false, reason: 'stream_too_large' });
+  });
+
+  it('refuses the same bytes split into many streams under the per-stream budget, by the document budget', async () => {
+    const bomb = pdfWithContentStreams(Array.from({ length: 8 }, () => textContent('Hello', 50)));
+    const { error, grewMb } = await pdfRefusal(bomb);
+    expect(error).toMatchObject({ code: 'too_large', message: 'The PDF is too large to process: its streams inflate beyond 64 MB.' });
+    expect(grewMb).toBeLessThan(150);
+  });
+
+  it('counts what a real PDF inflates to, and a small generated one still parses', async () => {
+    const real = await checkPdfInflation(readFileSync(path.resolve(import.meta.dirname, '../../../shared/data/docs/tracemonkey.pdf')));
+    expect(real).toMatchObject({ ok: true });
+    expect(real.ok && real.inflatedBytes).toBeGreaterThan(1024 * 1024);
+    const parsed = await parsePdf(pdfWithContentStreams([textContent('Refunds are issued within 14 days.', 1)]));
+    expect(parsed.sections.map((s) => s.text).join(' ')).toContain('Refunds are issued within 14 days.');
   });
 });
