@@ -37,3 +37,28 @@ export async function withOrgShare<T>(ctx: Pick<ServiceContext, 'org'>, work: ()
     if (line.activeCount === 0 && line.pendingCount === 0 && lines.get(orgId) === line) lines.delete(orgId);
   }
 }
+
+/** Long-lived streams (document watches) open at once per organisation in this process. */
+export const ORG_STREAMS = 20;
+const openStreams = new Map<string, number>();
+
+/**
+ * Holds one of the organisation's stream slots (each open watch reads the database twice a second,
+ * so a key holder must not open thousands); the returned release is idempotent.
+ */
+export function holdOrgStream(ctx: Pick<ServiceContext, 'org'>): () => void {
+  const orgId = ctx.org.id;
+  const open = openStreams.get(orgId) ?? 0;
+  if (open >= ORG_STREAMS) {
+    throw new AppError('rate_limited', `At most ${ORG_STREAMS} live subscriptions at once for this organisation; close one first`, { retryAfter: 5 });
+  }
+  openStreams.set(orgId, open + 1);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    const left = (openStreams.get(orgId) ?? 1) - 1;
+    if (left <= 0) openStreams.delete(orgId);
+    else openStreams.set(orgId, left);
+  };
+}

@@ -9,7 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schema } from '../../schema/index';
 import { loadConfig } from '../../src/config';
 import { createApp } from '../../src/app';
+import { createContext } from '../../src/context';
 import { createSignInLink } from '../../src/services/admin-sessions/create-sign-in-link';
+import { watchDocuments } from '../../src/services/documents/watch-documents';
+import { ORG_STREAMS } from '../../src/services/org-share';
 import { voiceBlockedReason } from '../../src/services/voice/voice-availability';
 import { graphqlClient, restClient, trpcClient } from '../helpers/api-client';
 import { createOrgWithKey } from '../helpers/factories';
@@ -466,5 +469,28 @@ describe('documentUpdates: live document status over SSE', () => {
     expect(idle.kinds).toEqual(['complete']);
     const foreign = await dashStream({ cookie: b.cookie }, UPDATES, { kbId: a.kbId });
     expect(foreign.results[0]?.errors?.[0]?.extensions.app_code).toBe('not_found');
+  });
+
+  it('holds at most ORG_STREAMS watches open per organisation; a closed one frees its slot, another organisation is not affected', async () => {
+    const upload = await uploadFile(t.app, b.key, b.kbId, { name: 'slow.md', bytes: '# Slow\n\nStill processing while watched.' });
+    expect(upload.status).toBe(202);
+    const orgRow = (id: string) => t.deps.db.selectFrom('organizations').selectAll().where('id', '=', id as never).executeTakeFirstOrThrow();
+    const ctx = createContext(t.deps, await orgRow(b.orgId), { requestId: 'watch-test' });
+    const aborts = Array.from({ length: ORG_STREAMS }, () => new AbortController());
+    const watches = await Promise.all(aborts.map((c) => watchDocuments(ctx, b.kbId, c.signal, 50)));
+    await expect(watchDocuments(ctx, b.kbId, new AbortController().signal, 50)).rejects.toMatchObject({ code: 'rate_limited' });
+    // Another organisation has its own slots.
+    const other = new AbortController();
+    await watchDocuments(createContext(t.deps, await orgRow(a.orgId), { requestId: 'watch-test-a' }), a.kbId, other.signal, 50);
+    other.abort();
+    // A watch that was read and then closed frees its slot (its finally ran), and one closed unread too (its abort).
+    expect((await watches[0]!.next()).done).toBe(false);
+    await watches[0]!.return(undefined);
+    aborts[1]!.abort();
+    const again = [new AbortController(), new AbortController()];
+    await Promise.all(again.map((c) => watchDocuments(ctx, b.kbId, c.signal, 50)));
+    await expect(watchDocuments(ctx, b.kbId, new AbortController().signal, 50)).rejects.toMatchObject({ code: 'rate_limited' });
+    for (const c of [...aborts, ...again]) c.abort();
+    await runQueuedJobs(t);
   });
 });

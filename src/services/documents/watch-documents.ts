@@ -10,6 +10,7 @@
 import { sql } from 'kysely';
 import type { ServiceContext } from '../../context';
 import { requireKb } from '../kbs/require-kb';
+import { holdOrgStream } from '../org-share';
 import { toDocumentDto, type DocumentDto } from './document-dto';
 
 export const WATCH_INTERVAL_MS = 500;
@@ -25,7 +26,17 @@ export async function watchDocuments(
 ): Promise<AsyncGenerator<DocumentDto[]>> {
   // Checked before the stream starts, so an unknown KB is an ordinary error, not a silent stream.
   const kb = await requireKb(ctx, kbId);
+  const release = holdOrgStream(ctx);
+  // Also on abort: a generator closed before its first step never runs its finally.
+  signal.addEventListener('abort', release, { once: true });
   async function* changes(): AsyncGenerator<DocumentDto[]> {
+    try {
+      yield* watch();
+    } finally {
+      release();
+    }
+  }
+  async function* watch(): AsyncGenerator<DocumentDto[]> {
     const seen = new Map<string, string>();
     // The database's clock, not ours: rows are stamped by whichever process wrote them.
     let since = (await sql<{ now: Date }>`select now() as now`.execute(ctx.db)).rows[0]!.now;
