@@ -201,6 +201,14 @@ export interface VoiceSessionsTable {
   end_reason: string | null;
 }
 
+/** Voice concurrency leases across web processes (migration 20261125_0701). */
+export interface VoiceSlotsTable {
+  id: string;
+  org_id: OrgId;
+  acquired_at: Generated<Date>;
+  expires_at: Timestamp;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -218,6 +226,7 @@ export interface Database {
   admin_sessions: AdminSessionsTable;
   admin_sign_in_links: AdminSignInLinksTable;
   voice_sessions: VoiceSessionsTable;
+  voice_slots: VoiceSlotsTable;
 }
 
 export type Organization = Selectable<OrganizationsTable>;

@@ -33,25 +33,3 @@ export function voiceLimits(config: Pick<Config, 'voice'>, overrides: Partial<Vo
     ...overrides,
   };
 }
-
-/** Voice sessions open per organisation in this process. */
-export class OrgSlots {
-  private readonly open = new Map<string, number>();
-
-  tryAcquire(orgId: string, max: number): boolean {
-    const n = this.open.get(orgId) ?? 0;
-    if (n >= max) return false;
-    this.open.set(orgId, n + 1);
-    return true;
-  }
-
-  release(orgId: string): void {
-    const n = (this.open.get(orgId) ?? 0) - 1;
-    if (n <= 0) this.open.delete(orgId);
-    else this.open.set(orgId, n);
-  }
-
-  count(orgId: string): number {
-    return this.open.get(orgId) ?? 0;
-  }
-}

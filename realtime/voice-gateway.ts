@@ -10,7 +10,8 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { AppDeps } from '../src/context';
 import { tokenFromSubprotocols } from '../src/services/voice/authorize-voice';
-import { OrgSlots, voiceLimits, type VoiceLimits } from './limits';
+import { createVoiceSlots } from '../src/services/voice/voice-slots';
+import { voiceLimits, type VoiceLimits } from './limits';
 import { VOICE_PATH, VOICE_SUBPROTOCOL } from './protocol';
 import { VoiceSession, type VoiceObserver, type VoiceSessionStats } from './voice-session';
 
@@ -47,7 +48,7 @@ export function attachVoiceGateway(
   opts: { limits?: Partial<VoiceLimits>; observer?: VoiceObserver } = {},
 ): VoiceGateway {
   const limits = voiceLimits(deps.config, opts.limits);
-  const slots = new OrgSlots();
+  const slots = createVoiceSlots(deps);
   const sessions = new Set<VoiceSession>();
   let closing = false;
   const wss = new WebSocketServer({
@@ -87,6 +88,7 @@ export function attachVoiceGateway(
       clearInterval(tick);
       const all = [...sessions].map((s) => s.shutdown());
       await Promise.race([Promise.all(all), new Promise((r) => setTimeout(r, limits.shutdownGraceMs).unref())]);
+      slots.close();
       wss.close();
     },
   };

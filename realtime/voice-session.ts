@@ -14,7 +14,8 @@ import type WebSocket from 'ws';
 import type { AppDeps } from '../src/context';
 import type { Logger } from '../src/logger';
 import type { Citation } from '../src/services/rag/citations';
-import { authorizeVoice, VoiceRefusal, type VoiceCaller, type VoiceSlots } from '../src/services/voice/authorize-voice';
+import { authorizeVoice, VoiceRefusal, type VoiceCaller } from '../src/services/voice/authorize-voice';
+import type { VoiceSlots } from '../src/services/voice/voice-slots';
 import { citedSources, searchKnowledgeForVoice, VOICE_TOOL_NAME } from '../src/services/voice/voice-knowledge-tool';
 import { appendVoiceMessage } from '../src/services/voice/voice-turns';
 import { closeVoiceMeter, openVoiceMeter, type VoiceMeter } from '../src/services/voice/voice-usage';
@@ -127,7 +128,7 @@ export class VoiceSession {
       return this.fail('upstream_error');
     }
     if (this.phase === 'ended') {
-      this.slots.release(this.caller.ctx.org.id);
+      await this.caller.slot.release();
       return;
     }
     this.phase = 'connecting';
@@ -479,7 +480,7 @@ export class VoiceSession {
     } catch (err) {
       this.log.error({ err }, 'voice session could not be metered');
     } finally {
-      if (wasAuthorized) this.slots.release(this.caller!.ctx.org.id);
+      if (wasAuthorized) await this.caller!.slot.release();
       void this.startedAt;
       this.resolveEnded();
     }

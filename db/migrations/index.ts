@@ -11,6 +11,7 @@ import * as m0501 from './20261123_0501_document_title';
 import * as m0601 from './20261123_0601_document_progress';
 import * as m0602 from './20261123_0602_ocr_pages';
 import * as m0603 from './20261123_0603_recrawl';
+import * as m0701 from './20261125_0701_voice_slots';
 
 /** Listed explicitly (not read from disk) so migrations work the same under tsx, vitest and bundlers. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '20261123_0601_document_progress': m0601,
   '20261123_0602_ocr_pages': m0602,
   '20261123_0603_recrawl': m0603,
+  '20261125_0701_voice_slots': m0701,
 };

@@ -12,6 +12,7 @@ import { planLimits } from '../plans';
 import { assertOriginAllowed, loadWidgetKb, requestOrigin } from '../widget/start-widget-session';
 import { verifyWidgetToken, widgetTokenKey, type WidgetClaims } from '../widget/widget-token';
 import { voiceAvailability } from './voice-availability';
+import type { VoiceSlot, VoiceSlots } from './voice-slots';
 
 export type VoiceRefusalCode =
   | 'invalid_token'
@@ -39,6 +40,8 @@ export type VoiceCaller = {
   claims: WidgetClaims;
   chatSessionId: SessionId;
   maxConcurrentSessions: number;
+  /** The organisation's voice slot this session holds: release it when the session ends. */
+  slot: VoiceSlot;
 };
 
 const SUBPROTOCOL_TOKEN_PREFIX = 'bearer.';
@@ -49,10 +52,7 @@ export function tokenFromSubprotocols(offered: Iterable<string>): string | null 
   return null;
 }
 
-/** Per-organisation concurrency, counted by whoever holds the sessions (the gateway, per process). */
-export type VoiceSlots = { tryAcquire(orgId: string, max: number): boolean; release(orgId: string): void };
-
-/** On success the caller holds one of the organisation's voice slots and must release it when the session ends. */
+/** On success the caller holds one of the organisation's voice slots (`slot`) and must release it when the session ends. */
 export async function authorizeVoice(
   deps: AppDeps,
   request: { token: string | null; origin: string | null | undefined; sessionId: string | null; requestId: string },
@@ -91,7 +91,8 @@ export async function authorizeVoice(
   if (!voice.available) throw new VoiceRefusal(voice.code, voice.reason);
 
   const maxConcurrentSessions = planLimits(org.plan).maxVoiceSessions;
-  if (!slots.tryAcquire(org.id, maxConcurrentSessions)) {
+  const slot = await slots.tryAcquire(org.id, maxConcurrentSessions);
+  if (!slot) {
     throw new VoiceRefusal('too_many_voice_sessions', `This organisation already has ${maxConcurrentSessions} voice conversations open; try again shortly`);
   }
   const ctx = createContext(deps, org, { requestId: request.requestId });
@@ -99,11 +100,11 @@ export async function authorizeVoice(
   try {
     chatSessionId = (await openSession(ctx, kb, request.sessionId ?? undefined)).id;
   } catch (err) {
-    slots.release(org.id);
+    await slot.release();
     if (err instanceof AppError && err.code === 'not_found') {
       throw new VoiceRefusal('protocol_error', 'Unknown chat session: omit session_id to start a new conversation');
     }
     throw err;
   }
-  return { ctx, kb, claims, chatSessionId, maxConcurrentSessions };
+  return { ctx, kb, claims, chatSessionId, maxConcurrentSessions, slot };
 }
