@@ -9,6 +9,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { AppDeps } from '../src/context';
+import { voiceSessionDuration, voiceSessionsEnded, voiceSessionsOpen } from '../src/metrics';
 import { tokenFromSubprotocols } from '../src/services/voice/authorize-voice';
 import { createVoiceSlots } from '../src/services/voice/voice-slots';
 import { voiceLimits, type VoiceLimits } from './limits';
@@ -68,7 +69,13 @@ export function attachVoiceGateway(
       const requestId = randomUUID();
       const session = VoiceSession.fromRequest(ws, req, tokenFromSubprotocols(offeredProtocols(req)), deps, limits, slots, requestId, opts.observer);
       sessions.add(session);
-      void session.ended.then(() => sessions.delete(session));
+      voiceSessionsOpen.inc();
+      void session.ended.then(({ reason, readySeconds }) => {
+        sessions.delete(session);
+        voiceSessionsOpen.dec();
+        voiceSessionsEnded.inc({ reason });
+        if (readySeconds !== null) voiceSessionDuration.observe(readySeconds);
+      });
       void session.start();
     });
   });

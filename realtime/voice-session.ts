@@ -43,6 +43,9 @@ const PLAYBACK_SLACK_MS = 500;
 
 export type VoiceSessionStats = { audioInBytes: number; audioOutBytes: number; droppedIn: number; droppedOut: number };
 
+/** How a session ended (the close reason: stopped, browser_closed, a refusal or error code) and how long it talked. */
+export type VoiceSessionOutcome = { reason: string; readySeconds: number | null };
+
 /** Benchmarks: time from an upstream audio delta's arrival to its frame handed to the browser socket. */
 export type VoiceObserver = { relayed(ms: number): void };
 
@@ -54,7 +57,6 @@ export class VoiceSession {
   private upstream: WebSocket | null = null;
   private meter: VoiceMeter | null = null;
   private readonly log: Logger;
-  private readonly startedAt = performance.now();
   private readyAt = 0;
   private lastAudioAt = performance.now();
   private frameWindowStart = 0;
@@ -77,8 +79,8 @@ export class VoiceSession {
   private lastStoredAt = 0;
   readonly stats: VoiceSessionStats = { audioInBytes: 0, audioOutBytes: 0, droppedIn: 0, droppedOut: 0 };
   /** Resolves when the session has fully ended (sockets closed, turns stored, meter closed). */
-  readonly ended: Promise<void>;
-  private resolveEnded!: () => void;
+  readonly ended: Promise<VoiceSessionOutcome>;
+  private resolveEnded!: (outcome: VoiceSessionOutcome) => void;
 
   constructor(
     private readonly browser: WebSocket,
@@ -123,9 +125,9 @@ export class VoiceSession {
     try {
       this.caller = await authorizeVoice(this.deps, this.request, this.slots);
     } catch (err) {
-      if (err instanceof VoiceRefusal) return this.fail(err.code, err.message);
+      if (err instanceof VoiceRefusal) return void (await this.fail(err.code, err.message));
       this.log.error({ err }, 'voice authorisation failed');
-      return this.fail('upstream_error');
+      return void (await this.fail('upstream_error'));
     }
     if (this.phase === 'ended') {
       await this.caller.slot.release();
@@ -185,7 +187,7 @@ export class VoiceSession {
   }
 
   /** SIGTERM: tell the visitor, then close. */
-  shutdown(): Promise<void> {
+  shutdown(): Promise<VoiceSessionOutcome> {
     void this.fail('shutting_down');
     return this.ended;
   }
@@ -307,7 +309,7 @@ export class VoiceSession {
       this.meter = await openVoiceMeter(caller.ctx, caller.kb.id, caller.chatSessionId);
     } catch (err) {
       this.log.error({ err }, 'voice meter could not be opened');
-      return this.fail('upstream_error');
+      return void (await this.fail('upstream_error'));
     }
     if (this.phase !== 'connecting') return;
     this.phase = 'ready';
@@ -444,13 +446,13 @@ export class VoiceSession {
       .catch((err) => this.log.error({ err }, 'voice turn could not be stored'));
   }
 
-  private fail(code: VoiceErrorCode, message?: string): Promise<void> {
+  private fail(code: VoiceErrorCode, message?: string): Promise<VoiceSessionOutcome> {
     if (this.phase === 'ended') return this.ended;
     this.send({ type: 'error', code, message: message ?? ERROR_MESSAGES[code] ?? code });
     return this.end(code, CLOSE[code]);
   }
 
-  private async end(reason: string, closeCode?: number): Promise<void> {
+  private async end(reason: string, closeCode?: number): Promise<VoiceSessionOutcome> {
     if (this.phase === 'ended') return this.ended;
     const wasAuthorized = this.caller !== null;
     this.phase = 'ended';
@@ -481,8 +483,8 @@ export class VoiceSession {
       this.log.error({ err }, 'voice session could not be metered');
     } finally {
       if (wasAuthorized) await this.caller!.slot.release();
-      void this.startedAt;
-      this.resolveEnded();
+      this.resolveEnded({ reason, readySeconds: this.readyAt ? (performance.now() - this.readyAt) / 1000 : null });
     }
+    return this.ended;
   }
 }

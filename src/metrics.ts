@@ -54,6 +54,26 @@ export async function observeJob<T>(task: string, run: () => Promise<T>): Promis
   }
 }
 
+export const voiceSessionsOpen = new Gauge({
+  name: 'groundwork_voice_sessions_open',
+  help: 'Voice sessions open on this web process (upgraded and not yet ended)',
+  registers: [metricsRegistry],
+});
+
+export const voiceSessionsEnded = new Counter({
+  name: 'groundwork_voice_sessions_ended_total',
+  help: 'Voice sessions ended on this web process, by reason: stopped, browser_closed, idle_timeout, a refusal (e.g. too_many_voice_sessions) or an error code',
+  labelNames: ['reason'] as const,
+  registers: [metricsRegistry],
+});
+
+export const voiceSessionDuration = new Histogram({
+  name: 'groundwork_voice_session_duration_seconds',
+  help: 'Length of the voice sessions that reached ready, from ready to their end',
+  buckets: [5, 15, 30, 60, 120, 300, 600],
+  registers: [metricsRegistry],
+});
+
 /** Connections of the process's pool, labelled with the database kind (embedded or postgres). */
 export function observePool(pool: pg.Pool, database: string): void {
   const gauge = (name: string, help: string, read: () => number) =>
