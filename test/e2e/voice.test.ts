@@ -284,7 +284,7 @@ describe('voice in the widget (Chromium, fake microphone, fake Realtime upstream
   }, 90_000);
 });
 
-describe('voice refusals, as the visitor sees them (text chat keeps working)', () => {
+describe('voice refusals and stops, as the visitor sees them', () => {
   it('free plan: no microphone, and the reason in the console', async () => {
     const free = await createVoiceOrg(v.t, { plan: 'free' });
     const { page, console: logs } = await open(site.page('/voice-free', hostHtml(free)));
@@ -491,7 +491,7 @@ describe('voice refusals, as the visitor sees them (text chat keeps working)', (
     await setVisibility(page, 'visible');
     const notice = w(page, '.notice');
     expect(await notice.isVisible()).toBe(true);
-    expect(await notice.textContent()).toBe('Voice stopped while the page was in the background.');
+    expect(await notice.textContent()).toBe('Voice stopped while the page was in the background. Press the microphone to talk again.');
     expect(await w(page, '.mic').isVisible()).toBe(true);
     await page.screenshot({ path: path.join(ARTIFACTS, 'light-background-stopped.png') });
     await page.waitForTimeout(300);

@@ -597,7 +597,7 @@ export function mountPanel(host: PanelHost): PanelController {
   document.addEventListener('visibilitychange', () => {
     clearTimeout(hiddenTimer);
     if (document.visibilityState === 'hidden' && voice) {
-      hiddenTimer = setTimeout(() => stopVoice('Voice stopped while the page was in the background.'), config.voiceBackgroundSeconds * 1000);
+      hiddenTimer = setTimeout(() => stopVoice(voiceMessage('background')), config.voiceBackgroundSeconds * 1000);
     }
   });
 

@@ -32,6 +32,7 @@ const MESSAGES: Record<string, string> = {
   idle_timeout: 'The voice conversation ended because nothing was said for a while. Press the microphone to start again.',
   protocol_error: 'The voice connection failed. Please try again.',
   shutting_down: 'The voice service is restarting. Please try again in a moment.',
+  background: 'Voice stopped while the page was in the background. Press the microphone to talk again.',
 };
 
 export function voiceMessage(code: string): string {
