@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dominantFrequencyHz } from '../fakes/realtime-server';
 import { trpcClient } from '../helpers/api-client';
 import { CHROMIUM_PATH, serveHostPages } from '../helpers/browser';
-import { createVoiceOrg, createVoiceTestApp, VoiceClient, widgetToken } from '../realtime/voice-fixture';
+import { createVoiceOrg, createVoiceTestApp, SHOP, VoiceClient, widgetToken } from '../realtime/voice-fixture';
 import { widgetClient, type WidgetOrg } from '../widget/widget-fixture';
 
 const ARTIFACTS = path.resolve('test-artifacts/voice');
@@ -36,11 +36,13 @@ function makeMicrophoneWav(): string {
   return file;
 }
 
-function hostHtml(org: WidgetOrg, opts: { theme?: string; voice?: boolean } = {}) {
+function hostHtml(org: WidgetOrg, opts: { theme?: string; voice?: boolean; backgroundSeconds?: string } = {}) {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Northwind Aerial</title>
 <style>body{font-family:Georgia,serif;margin:0;padding:32px 48px;background:#fafaf7;color:#222}</style></head>
 <body><h1>Northwind Aerial</h1><p>Drones made in Tromsø.</p>
-<script src="${v.served.url}/embed/widget.js" data-org="${org.slug}" data-kb="${org.kbId}" data-theme="${opts.theme ?? 'light'}" ${opts.voice === false ? '' : 'data-voice="true"'} defer></script>
+<script src="${v.served.url}/embed/widget.js" data-org="${org.slug}" data-kb="${org.kbId}" data-theme="${opts.theme ?? 'light'}" ${opts.voice === false ? '' : 'data-voice="true"'}${
+    opts.backgroundSeconds === undefined ? '' : ` data-voice-background-seconds="${opts.backgroundSeconds}"`
+  } defer></script>
 </body></html>`;
 }
 
@@ -65,6 +67,37 @@ async function openPanel(page: Page) {
   await w(page, '.bubble').click();
   await w(page, '.msg.greeting, .msg.user').first().waitFor();
 }
+
+/**
+ * The page as the browser would show it with the tab in the background or back. Headless Chromium
+ * keeps every page visible: another page of the context brought to front, a second tab in the same
+ * window and the window minimised over CDP (Browser.setWindowBounds) all left visibilityState
+ * "visible" (Chromium 156), and CDP has no visibility override. So the document's visibility is
+ * overridden and the event dispatched as the browser does; the widget's own listener and timer run.
+ */
+async function setVisibility(page: Page, state: 'hidden' | 'visible') {
+  await page.evaluate((s) => {
+    Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => s });
+    Object.defineProperty(document, 'hidden', { configurable: true, get: () => s === 'hidden' });
+    document.dispatchEvent(new Event('visibilitychange'));
+  }, state);
+}
+
+/** Keeps the microphone tracks the page gets (the real getUserMedia answers), to read their readyState. */
+async function keepMicrophoneTracks(page: Page) {
+  await page.evaluate(() => {
+    const devices = navigator.mediaDevices;
+    const real = devices.getUserMedia.bind(devices);
+    const tracks: MediaStreamTrack[] = ((window as any).__micTracks = []);
+    devices.getUserMedia = async (constraints) => {
+      const stream = await real(constraints);
+      tracks.push(...stream.getAudioTracks());
+      return stream;
+    };
+  });
+}
+
+const micTrackStates = (page: Page): Promise<string[]> => page.evaluate(() => (window as any).__micTracks.map((t: MediaStreamTrack) => t.readyState));
 
 /** Records every voice state the bar shows, so short ones (thinking) are not missed. */
 async function recordStates(page: Page) {
@@ -251,7 +284,7 @@ describe('voice in the widget (Chromium, fake microphone, fake Realtime upstream
   }, 90_000);
 });
 
-describe('voice refusals, as the visitor sees them (text chat keeps working)', () => {
+describe('voice refusals and stops, as the visitor sees them', () => {
   it('free plan: no microphone, and the reason in the console', async () => {
     const free = await createVoiceOrg(v.t, { plan: 'free' });
     const { page, console: logs } = await open(site.page('/voice-free', hostHtml(free)));
@@ -338,5 +371,138 @@ describe('voice refusals, as the visitor sees them (text chat keeps working)', (
     await frame.locator('groundwork-chat .input').fill(QUESTION);
     await frame.locator('groundwork-chat .input').press('Enter');
     await expect.poll(() => frame.locator('groundwork-chat .msg.bot:not(.typing):not(.greeting)').last().textContent(), { timeout: 20_000 }).toMatch(/47 minutes/);
+  });
+
+  /** The panel's "Chat unavailable" state, as after a refused text message: no microphone, no question field. */
+  async function expectChatUnavailable(page: Page, reason: string) {
+    const refusal = w(page, '.refusal');
+    await refusal.waitFor({ state: 'visible', timeout: 15_000 });
+    expect(await refusal.locator('strong').textContent()).toBe('Chat unavailable');
+    expect(await refusal.locator('.reason').textContent()).toBe(reason);
+    expect(await w(page, '.composer').isHidden()).toBe(true);
+    expect(await w(page, '.voice').isHidden()).toBe(true);
+    expect(await w(page, '.notice').isHidden()).toBe(true);
+    expect(await w(page, '.msg').count()).toBe(0);
+    expect(await w(page, '[role="status"]').textContent()).toBe(`Chat unavailable. ${reason}`);
+  }
+
+  it("the KB's widget switched off after the page loaded: the chat says so, since typing would be refused too", async () => {
+    const org = await createVoiceOrg(v.t);
+    const { page, console: logs, errors } = await open(site.page('/voice-widget-off', hostHtml(org)));
+    await openPanel(page);
+    await w(page, '.mic').waitFor({ state: 'visible' });
+    const textToken = await widgetToken(v.t, org, site.origin);
+    expect((await trpcClient(v.t.app, org.apiKey).mutation('kbs.update', { id: org.kbId, widget_enabled: false })).status).toBe(200);
+    const before = v.fake.sessions.length;
+    await w(page, '.mic').click();
+    await expectChatUnavailable(page, 'This assistant has been switched off on this website.');
+    expect(logs).toContain('[Groundwork] The assistant refused this page: widget_disabled (The assistant is turned off for this knowledge base)');
+    expect(v.fake.sessions.length).toBe(before);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'light-widget-off.png') });
+    // What a typed question would have met: the same switch, checked at every message.
+    expect((await widgetClient(v.t.app, site.origin).chat(textToken, { message: QUESTION })).status).toBe(403);
+    expect(errors).toEqual([]);
+  });
+
+  it("the website's origin removed from the allowlist after the page loaded: the chat says so", async () => {
+    const org = await createVoiceOrg(v.t);
+    const { page, console: logs, errors } = await open(site.page('/voice-origin-removed', hostHtml(org)));
+    await openPanel(page);
+    await w(page, '.mic').waitFor({ state: 'visible' });
+    expect((await trpcClient(v.t.app, org.apiKey).mutation('org.updateSettings', { allowed_origins: [SHOP] })).status).toBe(200);
+    const before = v.fake.sessions.length;
+    await w(page, '.mic').click();
+    await expectChatUnavailable(page, 'This website is no longer allowed to use this assistant.');
+    expect(logs.find((m) => m.includes('refused this page'))).toBe(
+      `[Groundwork] The assistant refused this page: origin_not_allowed (This website (${site.origin}) is not allowed to use this assistant. The site owner can add it to the allowed origins in the settings.)`,
+    );
+    expect(v.fake.sessions.length).toBe(before);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'light-origin-removed.png') });
+    expect(errors).toEqual([]);
+  });
+
+  it('a tampered widget token: a clear message, and the next press of the microphone starts voice with a fresh token', async () => {
+    const { page, errors } = await open(site.page('/voice-tampered', hostHtml(starter)));
+    // The server's real token for this page, with its signature changed on the way to the widget (once).
+    let tampered: string | null = null;
+    await page.route(`${v.served.url}/api/widget/session`, async (route) => {
+      if (tampered !== null || route.request().method() !== 'POST') return route.continue();
+      const response = await route.fetch();
+      const body = await response.json();
+      const [payload, sig] = (body.token as string).split('.') as [string, string];
+      body.token = tampered = `${payload}.${sig.slice(0, -2)}${sig.endsWith('AA') ? 'BB' : 'AA'}`;
+      await route.fulfill({ response, json: body });
+    });
+    await openPanel(page);
+    expect(tampered).toMatch(/\./);
+    const before = v.fake.sessions.length;
+    await w(page, '.mic').click();
+    const notice = w(page, '.notice');
+    await notice.waitFor({ state: 'visible', timeout: 15_000 });
+    expect(await notice.textContent()).toBe('Your voice session expired. Press the microphone to start again.');
+    expect(await w(page, '.voice').isHidden()).toBe(true);
+    expect(await w(page, '.mic').isVisible()).toBe(true);
+    expect(await w(page, '.mic').getAttribute('aria-pressed')).toBe('false');
+    expect(v.fake.sessions.length).toBe(before); // nothing reached the voice service
+    await page.screenshot({ path: path.join(ARTIFACTS, 'light-invalid-token.png') });
+
+    const upstreamSession = v.fake.nextSession();
+    await w(page, '.mic').click();
+    await w(page, '.voice[data-state="listening"]').waitFor({ timeout: 15_000 });
+    expect(await notice.isHidden()).toBe(true);
+    const upstream = await upstreamSession;
+    await w(page, '.voice-stop').click();
+    await upstream.closed;
+    expect(errors).toEqual([]);
+  });
+
+  it('the tab in the background past data-voice-background-seconds: the microphone is released and the visitor is told why', async () => {
+    const { page, errors } = await open(site.page('/voice-background', hostHtml(starter, { backgroundSeconds: '1' })));
+    await openPanel(page);
+    await keepMicrophoneTracks(page);
+    const upstreamSession = v.fake.nextSession();
+    await w(page, '.mic').click();
+    await w(page, '.voice[data-state="listening"]').waitFor({ timeout: 15_000 });
+    const upstream = await upstreamSession;
+    await expect.poll(() => micTrackStates(page)).toEqual(['live']);
+
+    // Back within the limit: voice goes on.
+    await setVisibility(page, 'hidden');
+    await page.waitForTimeout(300);
+    await setVisibility(page, 'visible');
+    await page.waitForTimeout(1_300);
+    expect(await micTrackStates(page)).toEqual(['live']);
+    expect(await w(page, '.voice').isVisible()).toBe(true);
+
+    // Hidden for longer: the microphone track ends after the 1 s limit, the recording stops.
+    await setVisibility(page, 'hidden');
+    const hiddenAt = Date.now();
+    await expect.poll(() => micTrackStates(page), { timeout: 10_000, interval: 50 }).toEqual(['ended']);
+    const stoppedAfterMs = Date.now() - hiddenAt;
+    expect(stoppedAfterMs).toBeGreaterThanOrEqual(1_000);
+    expect(stoppedAfterMs).toBeLessThan(3_000);
+    await upstream.closed;
+    const sentAudio = upstream.inputAudio().length;
+    await w(page, '.voice').waitFor({ state: 'hidden' });
+    expect(await w(page, '.mic').getAttribute('aria-pressed')).toBe('false');
+    expect(await w(page, '.mic').evaluate((el) => el.classList.contains('live'))).toBe(false);
+
+    // What the visitor finds on coming back.
+    await setVisibility(page, 'visible');
+    const notice = w(page, '.notice');
+    expect(await notice.isVisible()).toBe(true);
+    expect(await notice.textContent()).toBe('Voice stopped while the page was in the background. Press the microphone to talk again.');
+    expect(await w(page, '.mic').isVisible()).toBe(true);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'light-background-stopped.png') });
+    await page.waitForTimeout(300);
+    expect(upstream.inputAudio().length).toBe(sentAudio);
+    expect(errors).toEqual([]);
+  });
+
+  it('a data-voice-background-seconds that is not 0 to 600 is warned about, and voice still works', async () => {
+    const { page, console: logs } = await open(site.page('/voice-background-bad', hostHtml(starter, { backgroundSeconds: '601' })));
+    expect(logs).toContain('[Groundwork] data-voice-background-seconds="601" is not a whole number of seconds from 0 to 600; using 30.');
+    await openPanel(page);
+    await w(page, '.mic').waitFor({ state: 'visible' });
   });
 });

@@ -7,7 +7,7 @@
  * Placement: the root is a manual popover, so it lives in the browser's top layer, above any
  * z-index the page uses; browsers without popovers get position: fixed at the highest z-index.
  */
-import { readConfig } from './config';
+import { DEFAULT_VOICE_BACKGROUND_SECONDS, readConfig } from './config';
 import { adoptStyles } from './dom';
 import { icon, ICON_CHAT, ICON_CLOSE } from './icons';
 import { LOADER_CSS } from './loader-styles';
@@ -65,7 +65,7 @@ class GroundworkChat extends HTMLElement {
   private loading: Promise<PanelController> | null = null;
   private returnFocus: HTMLElement | null = null;
 
-  constructor(private readonly config: WidgetConfig = { org: '', kb: '', theme: 'light', voice: false, base: '' }) {
+  constructor(private readonly config: WidgetConfig = { org: '', kb: '', theme: 'light', voice: false, voiceBackgroundSeconds: DEFAULT_VOICE_BACKGROUND_SECONDS, base: '' }) {
     super();
     this.store = sessionStore(config.org, config.kb);
     this.shadow = this.attachShadow({ mode: 'open' });

@@ -18,11 +18,8 @@ import { adoptStyles } from './dom';
 import { icon, ICON_ALERT, ICON_CHAT, ICON_CLOSE, ICON_MIC, ICON_NEW, ICON_SEND } from './icons';
 import { PANEL_CSS } from './panel-styles';
 import type { PanelController, PanelHost } from './types';
-import { voiceMessage, VOICE_STATE_TEXT, voiceRefusedForGood } from './voice-messages';
+import { voiceMessage, voiceRefusalClosesChat, VOICE_STATE_TEXT, voiceRefusedForGood } from './voice-messages';
 import type { VoiceEnd, VoiceHandle, VoiceModule, VoiceState } from './voice-types';
-
-/** A voice conversation left running in a background tab is stopped after this long. */
-const HIDDEN_STOP_MS = 30_000;
 
 /** The server's limit for widget messages. */
 const MAX_CHARS = 1000;
@@ -241,13 +238,18 @@ export function mountPanel(host: PanelHost): PanelController {
   }
 
   /** The assistant cannot be used from this page (unknown KB, origin not allowed, widget off). */
-  function showUnavailable(err: WidgetError) {
-    unavailable = true;
+  function showRefusal(err: WidgetError) {
     const message =
       err.kind === 'not_found'
         ? "This assistant isn't available. The site's chat setup may need to be checked."
         : err.message || "This website isn't allowed to use this assistant.";
-    console.error(`[Groundwork] The assistant refused this page: ${err.message}`);
+    showUnavailable(message, err.message);
+  }
+
+  /** `why` is for the site owner's console; `message` is what the visitor reads. */
+  function showUnavailable(message: string, why: string) {
+    unavailable = true;
+    console.error(`[Groundwork] The assistant refused this page: ${why}`);
     log.textContent = '';
     log.append(h('div', { class: 'refusal' }, icon(ICON_ALERT), h('strong', {}, 'Chat unavailable'), h('span', { class: 'reason' }, message)));
     form.hidden = true;
@@ -292,7 +294,7 @@ export function mountPanel(host: PanelHost): PanelController {
       stick();
     } catch (err) {
       connecting.remove();
-      if (err instanceof WidgetError && (err.kind === 'refused' || err.kind === 'not_found')) showUnavailable(err);
+      if (err instanceof WidgetError && (err.kind === 'refused' || err.kind === 'not_found')) showRefusal(err);
       else
         showNotice(describe(err), () => {
           hideNotice();
@@ -371,7 +373,7 @@ export function mountPanel(host: PanelHost): PanelController {
       typing.remove();
       if (controller.signal.aborted) return;
       if (err instanceof WidgetError && (err.kind === 'refused' || err.kind === 'not_found')) {
-        showUnavailable(err);
+        showRefusal(err);
         return;
       }
       if (!bot) {
@@ -522,6 +524,10 @@ export function mountPanel(host: PanelHost): PanelController {
       voiceLive.textContent = 'Voice conversation ended.';
       return;
     }
+    if (voiceRefusalClosesChat(reason.code)) {
+      showUnavailable(voiceMessage(reason.code), `${reason.code}${reason.message ? ` (${reason.message})` : ''}`);
+      return;
+    }
     if (reason.message || !reason.code.startsWith('microphone')) {
       console.warn(`[Groundwork] The voice conversation ended: ${reason.code}${reason.message ? ` (${reason.message})` : ''}`);
     }
@@ -591,7 +597,7 @@ export function mountPanel(host: PanelHost): PanelController {
   document.addEventListener('visibilitychange', () => {
     clearTimeout(hiddenTimer);
     if (document.visibilityState === 'hidden' && voice) {
-      hiddenTimer = setTimeout(() => stopVoice('Voice stopped while the page was in the background.'), HIDDEN_STOP_MS);
+      hiddenTimer = setTimeout(() => stopVoice(voiceMessage('background')), config.voiceBackgroundSeconds * 1000);
     }
   });
 

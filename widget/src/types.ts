@@ -8,6 +8,8 @@ export type WidgetConfig = {
   theme: Theme;
   /** data-voice="true": show the microphone if the server says voice is available. */
   voice: boolean;
+  /** data-voice-background-seconds: a voice conversation in a tab hidden this long is stopped (0: at once). */
+  voiceBackgroundSeconds: number;
   /** The service's base URL (where /api and /embed live), ending in "/". */
   base: string;
 };

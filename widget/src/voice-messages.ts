@@ -20,10 +20,11 @@ const MESSAGES: Record<string, string> = {
   session_error: "Can't reach the assistant right now. Check your connection and try again.",
   connection_lost: 'The voice connection was lost. Check your connection and try again.',
   invalid_token: 'Your voice session expired. Press the microphone to start again.',
-  origin_not_allowed: `This website isn't allowed to use voice with this assistant. ${TYPE_INSTEAD}`,
+  // The text chat checks the same (on every message), so these two close the whole panel, not just voice.
+  origin_not_allowed: 'This website is no longer allowed to use this assistant.',
   voice_not_in_plan: `Voice conversations aren't included in this organisation's plan. ${TYPE_INSTEAD}`,
   voice_disabled: `Voice conversations are switched off for this assistant. ${TYPE_INSTEAD}`,
-  widget_disabled: 'This assistant is switched off on this website.',
+  widget_disabled: 'This assistant has been switched off on this website.',
   voice_unavailable: `Voice isn't available for this assistant right now. ${TYPE_INSTEAD}`,
   too_many_voice_sessions: `Too many voice conversations are running right now. Please try again in a few minutes. ${TYPE_INSTEAD}`,
   upstream_error: `The voice service isn't responding right now. Please try again later. ${TYPE_INSTEAD}`,
@@ -31,6 +32,7 @@ const MESSAGES: Record<string, string> = {
   idle_timeout: 'The voice conversation ended because nothing was said for a while. Press the microphone to start again.',
   protocol_error: 'The voice connection failed. Please try again.',
   shutting_down: 'The voice service is restarting. Please try again in a moment.',
+  background: 'Voice stopped while the page was in the background. Press the microphone to talk again.',
 };
 
 export function voiceMessage(code: string): string {
@@ -39,5 +41,10 @@ export function voiceMessage(code: string): string {
 
 /** Refusals that a retry from this page cannot change: the microphone is hidden after them. */
 export function voiceRefusedForGood(code: string): boolean {
-  return ['origin_not_allowed', 'voice_not_in_plan', 'voice_disabled', 'widget_disabled', 'voice_unavailable'].includes(code);
+  return ['voice_not_in_plan', 'voice_disabled', 'voice_unavailable'].includes(code);
+}
+
+/** Refusals the text chat would meet too (widget switched off, website no longer allowed): the chat is unavailable. */
+export function voiceRefusalClosesChat(code: string): boolean {
+  return code === 'widget_disabled' || code === 'origin_not_allowed';
 }
