@@ -24,6 +24,7 @@
  * Authentication is trust: bind to loopback only.
  */
 import net from 'node:net';
+import { setImmediate as nextEventLoopTurn } from 'node:timers/promises';
 import type { PGlite } from '@electric-sql/pglite';
 import type { Logger } from '../../src/logger';
 import { parseListenCommands, quoteIdent } from './listen-commands';
@@ -320,6 +321,13 @@ class Connection {
           this.#release = await this.hub.acquire();
           continue; // the connection may have closed while queued
         }
+        // Ownership passes from one connection to the next in a microtask, and PGlite runs
+        // synchronously, so a queue of units would otherwise run back to back in one event-loop
+        // turn, starving timers and sockets (the voice relay in this process) for the whole
+        // queue. Waiting one turn while owning bounds the stall to a single unit and keeps the
+        // guarantees: nobody else can take the session meanwhile, and the queue keeps its order.
+        await nextEventLoopTurn();
+        if (this.#phase === 'closed') continue; // the client left during the turn: abandon above
         await this.#runUnit();
         if (!this.#sequenceOpen && this.#txStatus === 'I') {
           // Give the session back after every settled unit, so a busy connection cannot starve others.
