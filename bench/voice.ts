@@ -9,7 +9,8 @@
  * the driver's own event loop (the fake, decoding every audio append) does not delay what the
  * clients receive. --ingest starts a worker process (graphile-worker, attached to the web process's
  * embedded database over the wire protocol, as `npm run worker` is) and, at the start of every
- * step's talking phase, uploads the 619-page PDF; the step then also waits for it to be ready.
+ * step's talking phase, uploads the 619-page PDF; the step then also waits for it to be ready
+ * (give a long --answer-ms, e.g. 30000, so answers stream while it is ingested).
  *
  * Each session: connect, `ready`, then 40 ms microphone frames in real time (1 s of tone, then
  * quiet), the fake's VAD ends the turn, the model calls search_knowledge_base (real retrieval in
@@ -18,9 +19,11 @@
  * upstream delta it came from:
  *   - gateway relay: in the web process, from the upstream delta's arrival to its frame handed to
  *     the browser socket; plus the web process's event-loop delay p95 (how long a delta can wait
- *     for the loop): their sum is the latency the gateway adds;
+ *     for the loop): their sum is the latency the gateway adds; and the loop delay's max, since
+ *     one long stall (a big database statement) is a single sample of the p95;
  *   - end to end: browser frame received - upstream delta sent (both loopback hops included, and
- *     the driver's event loop, which runs the fake and, without --client-procs, the N clients);
+ *     the driver's event loop, which runs the fake and, without --client-procs, the N clients;
+ *     its delay p95 is printed too). Times cross processes as timeOrigin + now (epoch ms);
  *   - memory per session: web process heap + external with N sessions open and idle (after a GC),
  *     minus before, over N (and the same for RSS);
  *   - CPU per session-minute: web process CPU time during the talking phase / (N x minutes).
