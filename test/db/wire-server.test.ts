@@ -178,6 +178,17 @@ describe('transactions', () => {
     expect(await count(b)).toBe(0);
   });
 
+  it('rolls back transactions of clients that vanish right after sending them, while queued or owning', async () => {
+    const b = await connect();
+    const raws = await Promise.all(Array.from({ length: 10 }, () => RawWireClient.connectReady(embedded.port)));
+    raws.forEach((raw, k) => {
+      raw.send(msg.query(`begin; insert into items values (${k}, 'gone')`));
+      raw.destroy(); // some go while waiting for their turn, some after their unit ran
+    });
+    expect(await count(b)).toBe(0);
+    expect(embedded.pglite.isInTransaction()).toBe(false);
+  });
+
   it('discards an extended-protocol sequence a client leaves open after Flush', async () => {
     const b = await connect();
     const raw = await RawWireClient.connectReady(embedded.port);
