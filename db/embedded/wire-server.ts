@@ -14,6 +14,8 @@
  *     a connection idle in a transaction blocks everyone — that is the design, not a bug.
  *  2. A client that disconnects while owning the database has its transaction rolled back.
  *  3. NotificationResponse messages go to the connections that LISTENed on that channel.
+ *  4. Each unit runs in its own event-loop turn, so a queue of units stalls this process's timers
+ *     and sockets for at most one unit at a time, not for the whole queue (docs/voice.md).
  *
  * What cannot be separated: session state (SET, temp tables, named prepared statements — run
  * graphile-worker with `noPreparedStatements: true`), and advisory locks (one session holds them
@@ -24,6 +26,7 @@
  * Authentication is trust: bind to loopback only.
  */
 import net from 'node:net';
+import { setImmediate as nextEventLoopTurn } from 'node:timers/promises';
 import type { PGlite } from '@electric-sql/pglite';
 import type { Logger } from '../../src/logger';
 import { parseListenCommands, quoteIdent } from './listen-commands';
@@ -306,6 +309,7 @@ class Connection {
   async #drain(): Promise<void> {
     if (this.#draining) return;
     this.#draining = true;
+    let waitedATurn = false;
     try {
       for (;;) {
         if (this.#phase === 'closed') {
@@ -320,6 +324,17 @@ class Connection {
           this.#release = await this.hub.acquire();
           continue; // the connection may have closed while queued
         }
+        if (!waitedATurn) {
+          // Ownership passes from one connection to the next in a microtask, and PGlite runs
+          // synchronously, so a queue of units would otherwise run back to back in one event-loop
+          // turn, starving timers and sockets (the voice relay in this process) for the whole
+          // queue. Waiting one turn while owning bounds the stall to a single unit and keeps the
+          // guarantees: nobody else can take the session meanwhile, and the queue keeps its order.
+          await nextEventLoopTurn();
+          waitedATurn = true;
+          continue; // the connection may have closed during the turn
+        }
+        waitedATurn = false;
         await this.#runUnit();
         if (!this.#sequenceOpen && this.#txStatus === 'I') {
           // Give the session back after every settled unit, so a busy connection cannot starve others.

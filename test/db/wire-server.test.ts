@@ -77,6 +77,33 @@ describe('multiplexing', () => {
     expect(result).toMatchObject({ ok: 800, wrong: 0, errors: 0 });
   });
 
+  it('lets timers run between queued units instead of running the whole queue in one event-loop turn', async () => {
+    const connections = await Promise.all(Array.from({ length: 12 }, () => connect()));
+    const slow = 'select count(*)::int as n from generate_series(1, 200000)';
+    const aloneStarted = performance.now();
+    await connections[0]!.query(slow);
+    const alone = performance.now() - aloneStarted;
+
+    let last = performance.now();
+    let maxGap = 0;
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      maxGap = Math.max(maxGap, now - last);
+      last = now;
+    }, 1);
+    const started = performance.now();
+    try {
+      const results = await Promise.all(connections.map((c) => c.query<{ n: number }>(slow)));
+      expect(results.map((r) => r.rows[0]!.n)).toEqual(connections.map(() => 200_000));
+    } finally {
+      clearInterval(ticker);
+    }
+    const burst = performance.now() - started;
+    console.log(`[wire-server] 12 queued units: one alone ${alone.toFixed(1)} ms, all ${burst.toFixed(1)} ms, longest timer gap ${maxGap.toFixed(1)} ms`);
+    // Run back to back in one turn, the gap would be the whole burst; yielding bounds it near one unit.
+    expect(maxGap).toBeLessThan(burst / 3);
+  });
+
   it('answers an SSLRequest with N, starts up with trust auth, and ends on Terminate', async () => {
     const raw = await RawWireClient.connect(embedded.port);
     raw.send(SSL_REQUEST);
@@ -149,6 +176,17 @@ describe('transactions', () => {
     await a.query(`insert into items values (1, 'lost')`);
     await a.end(); // sends Terminate while inside the transaction
     expect(await count(b)).toBe(0);
+  });
+
+  it('rolls back transactions of clients that vanish right after sending them, while queued or owning', async () => {
+    const b = await connect();
+    const raws = await Promise.all(Array.from({ length: 10 }, () => RawWireClient.connectReady(embedded.port)));
+    raws.forEach((raw, k) => {
+      raw.send(msg.query(`begin; insert into items values (${k}, 'gone')`));
+      raw.destroy(); // some go while waiting for their turn, some after their unit ran
+    });
+    expect(await count(b)).toBe(0);
+    expect(embedded.pglite.isInTransaction()).toBe(false);
   });
 
   it('discards an extended-protocol sequence a client leaves open after Flush', async () => {
