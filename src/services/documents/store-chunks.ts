@@ -23,8 +23,13 @@ export type EmbeddedChunk = Chunk & { embedding: Float32Array | null };
  * with 200. 13 parameters a row keeps a statement well under PostgreSQL's 65,535.
  */
 const BATCH = 1000;
-/** Rows per transaction on the embedded database for a big document (storeChunksInSteps). */
-const STEP = 200;
+/**
+ * Rows per statement on the embedded database for a big document (storeChunksInSteps). Each
+ * statement runs whole on the web process's thread (PGlite is WASM there), about 8 ms a row once the
+ * HNSW index is large: 200 rows stalled voice relays in that process for up to 1.2-3.7 s, 25 rows
+ * for at most ~250 ms, and the 619-page PDF took as long (docs/voice.md, 25 Nov).
+ */
+const STEP = 25;
 
 type StoreMeta = { pages: number | null; dimensions: number | null; model: string | null; title?: string | null; ocrPages?: number[] };
 
