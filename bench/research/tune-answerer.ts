@@ -25,7 +25,10 @@ type Dumped = { kind: string; corpus: string; question: string; want?: string; a
 const rows = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as Dumped[];
 const verbose = process.argv.includes('--verbose');
 const stats: Record<string, { n: number; answered: number; good: number }> = {};
+// LEAD=x overrides the answerer's bonus for the first passage's document.
+const options = process.env.LEAD ? { leadDocumentBonus: Number(process.env.LEAD) } : {};
 for (const r of rows) {
+  r.passages = r.passages.map((p, i) => ({ ...p, document: p.document ?? r.files[i] }));
   const key = r.kind === 'off-topic' ? `off-topic ${r.corpus}` : r.kind;
   const s = (stats[key] ??= { n: 0, answered: 0, good: 0 });
   s.n++;
@@ -33,7 +36,7 @@ for (const r of rows) {
   const qv = await embedder.embedQuery(r.question);
   const pv = await embedder.embedDocuments(r.passages.map((p) => p.text));
   if (!passagesCoverQuestion(r.question, r.passages.map((p, i) => ({ ...p, dense: cosine(qv, pv[i]!) })))) continue;
-  const a = answerFromPassages(r.question, r.passages);
+  const a = answerFromPassages(r.question, r.passages, options);
   if (a.refused) {
     if (verbose && r.kind === 'answerable') console.log(`REFUSED ${r.question} (want ${r.want?.slice(0, 7)}; got ${r.files.map((f) => f.slice(0, 7)).join(',')})`);
     continue;

@@ -31,6 +31,8 @@ export interface AnswerPassage {
   text: string;
   /** Shown to the model to help it weigh passages; usually a filename or URL. */
   source: string;
+  /** Which document the passage is from (passages of one document share it); not shown. */
+  document?: string;
 }
 
 export interface ChatTurn {

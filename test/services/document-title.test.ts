@@ -45,6 +45,26 @@ describe('document titles', () => {
     expect(titleBoosts('What was product revenue at Acme?', titles).every((x) => x === 0)).toBe(true);
   });
 
+  it('match periods as periods, not as the words "Q4" and "2021"', () => {
+    const titles = ['Q4 2022 Acme Call', 'Q1 2022 Acme Call', 'Q3 2021 Acme Call', 'Q3 FY23 Acme Call', 'Acme Annual Report 2023'];
+    const best = (query: string) => {
+      const b = titleBoosts(query, titles);
+      return titles.filter((_, i) => b[i] === Math.max(...b));
+    };
+    expect(best('For customers landed in Q4 2021, what did they add to revenue in Q1 2022?')).toEqual(['Q1 2022 Acme Call']);
+    expect(best('How much did revenue grow in the third quarter of fiscal 2023?')).toEqual(['Q3 FY23 Acme Call']);
+    expect(best('What did Acme say in the Q3 2021 call?')).toEqual(['Q3 2021 Acme Call']);
+    // A year names all of its reports; the annual report covers a quarter of its year only in part.
+    const inYear = titleBoosts('What changed in fiscal 2023?', titles);
+    expect(inYear[3]).toBe(inYear[4]);
+    const q2 = titleBoosts('What changed in Q2 2023?', titles);
+    expect(q2[4]).toBeGreaterThan(q2[3]!);
+    expect(q2[3]).toBe(q2[0]);
+    // Relative to the latest report among the candidates.
+    expect(best('How fast is revenue growing in the most recent quarter?')).toEqual(['Q3 FY23 Acme Call']);
+    expect(best("What were margins in last year's fourth quarter?")).toEqual(['Q4 2022 Acme Call']);
+  });
+
   it('find the report of the period a question names, though only its file name holds it', async () => {
     const { api_key } = await createOrgWithKey(t.deps);
     const api = restClient(t.app, api_key);

@@ -19,7 +19,7 @@
  * passages ranked first by retrieval.
  */
 import { NOT_FOUND_ANSWER, type AnswerPassage } from '../prompts';
-import { MONTHS, STOPWORDS, isNumberWord, splitSentences, tokenize, type Token } from './text';
+import { MONTHS, WEEKDAYS, STOPWORDS, isNumberWord, splitSentences, tokenize, type Token } from './text';
 
 export type QuestionType = 'date' | 'duration' | 'number' | 'person' | 'place' | 'reason' | 'other';
 
@@ -31,6 +31,8 @@ export interface AnswerOptions {
   maxSentences?: number;
   /** Soft cap on answer length in words (the best sentence is always kept). */
   maxWords?: number;
+  /** Added to the score of sentences from the document of the first passage. */
+  leadDocumentBonus?: number;
 }
 
 export interface ScoredSentence {
@@ -65,6 +67,10 @@ const DEFAULTS: Required<AnswerOptions> = {
   secondSentenceRatio: 0.8,
   maxSentences: 3,
   maxWords: 90,
+  // Retrieval ranks documents by the period, name and passages they hold (title-boost.ts,
+  // document-evidence.ts): the first passage's document is more often the right one than the
+  // sentence matcher alone can tell. Measured 0.05-0.15 on the earnings dump (docs/answers.md).
+  leadDocumentBonus: 0.1,
 };
 
 /** "List/summarise all...", "what types of...", "X and what was Y": an answer of several sentences, from several passages. */
@@ -315,14 +321,30 @@ export function answerFromPassages(question: string, passages: AnswerPassage[], 
   // words its focus: "Where was the Piper PA-28 going?" is not answered by a sentence that only names it.
   const named = new Set(qContent.filter((t) => /^\p{Lu}/u.test(t.raw) || /\d/.test(t.raw)).map((t) => t.stem));
   const unnamed = qTerms.filter((t) => !named.has(t));
+  // Names inside the question (not its first word, a month or a weekday): "Salesforce" in "What impact has Salesforce had on Snowflake?".
+  const entities = new Set(
+    qTokens
+      .filter((t, i) => i > 0 && !t.stop && /^\p{Lu}/u.test(t.raw) && !/\d/.test(t.raw) && !MONTHS.has(t.lower) && !WEEKDAYS.has(t.lower))
+      .map((t) => t.stem),
+  );
+  // Shared by most documents, not passages: three passages of the one call about Salesforce do not
+  // make "Salesforce" the topic of "What impact has Salesforce had on Snowflake?"; nor does a name
+  // the question gives that some document lacks (the topic is what they all share).
+  const documentStems = [...groupBy(passages.map((p, i) => [p.document ?? `#${i}`, passageStems[i]!] as const)).values()].map(
+    (sets) => new Set(sets.flatMap((set) => [...set])),
+  );
   const focus = new Set(
-    passages.length >= 3
-      ? qTerms.filter((t) => passageStems.filter((set) => set.has(t)).length / passages.length < 0.6)
+    documentStems.length >= 3
+      ? qTerms.filter((t) => {
+          const share = documentStems.filter((set) => set.has(t)).length / documentStems.length;
+          return share < 0.6 || (entities.has(t) && share < 1);
+        })
       : unnamed.length > 0 && unnamed.length < qTerms.length
         ? unnamed
         : qTerms,
   );
 
+  const leadDocument = passages[0]!.document;
   const ranked: ScoredSentence[] = sentences.map((s) => {
     const list = byPassage[s.passageIndex]!;
     const prev = list[s.sentenceIndex - 1];
@@ -382,11 +404,13 @@ export function answerFromPassages(question: string, passages: AnswerPassage[], 
     const typeBonus = typeHit ? 0.15 : 0;
     const lengthPenalty = s.tokens.length > avgLen * 1.5 ? 0.04 * Math.min(2, s.tokens.length / avgLen - 1.5) : 0;
     const rankPrior = passages.length > 1 ? 0.03 * (1 - s.passageIndex / (passages.length - 1)) : 0.03;
+    const lead = leadDocument !== undefined && passages[s.passageIndex]!.document === leadDocument ? opts.leadDocumentBonus : 0;
     const offTarget = specHits[s.passageIndex]! < bestSpecHits;
     const score =
       (direct + context + bigram + proximity) / total +
       typeBonus +
-      rankPrior -
+      rankPrior +
+      lead -
       (offTarget ? 0.3 : 0) -
       lengthPenalty -
       (novel === 0 ? 0.2 : 0) -
@@ -444,4 +468,10 @@ export function answerFromPassages(question: string, passages: AnswerPassage[], 
   const text = chosen.map((c, i) => decorate(c.text, c.marker, i === 0)).join(' ');
   const markers = [...new Set(chosen.map((c) => c.marker))];
   return { text, markers, refused: false, questionType, ranked };
+}
+
+function groupBy<K, V>(entries: ReadonlyArray<readonly [K, V]>): Map<K, V[]> {
+  const out = new Map<K, V[]>();
+  for (const [k, v] of entries) out.set(k, [...(out.get(k) ?? []), v]);
+  return out;
 }

@@ -165,6 +165,7 @@ export function isNumberWord(lower: string): boolean {
 export const MONTHS = new Set(
   'january february march april may june july august september october november december'.split(' '),
 );
+export const WEEKDAYS = new Set('monday mondays tuesday tuesdays wednesday wednesdays thursday thursdays friday fridays saturday saturdays sunday sundays'.split(' '));
 
 // Everyday synonyms that stemming cannot join ("Who makes X?" / "X is manufactured by").
 // Kept deliberately small and tight: a loose group matches unrelated sentences.

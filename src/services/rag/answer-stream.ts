@@ -26,6 +26,7 @@ export function answerPassages(retrieval: Retrieval): AnswerPassage[] {
   return retrieval.chunks.map((c, i) => ({
     marker: i + 1,
     text: c.text,
+    document: c.doc_id,
     source: [c.url ?? c.filename, c.title && c.title !== titleFromFilename(c.filename) ? `“${c.title}”` : null, c.page ? `page ${c.page}` : null, c.heading_path.at(-1)]
       .filter(Boolean)
       .join(', '),

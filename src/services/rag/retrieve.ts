@@ -10,6 +10,7 @@ import type { KnowledgeBase } from '../../../db/types';
 import type { ChunkId, DocumentId, KbId } from '../../ids';
 import { DEFAULT_FUSION, fusedScoreSql, publishedScore, type Candidate, type FusionWeights } from './fuse';
 import { bm25Sql, candidateSql, lengthNormSql, lexicalQuery } from './lexical-search';
+import { documentEvidence } from './document-evidence';
 import { titleBoosts } from './title-boost';
 import { nearestSql, queryVectorSql, similaritySql, type QueryVector } from './vector-search';
 import { retrievalDuration } from '../../metrics';
@@ -62,6 +63,7 @@ type SearchRow = {
   text: string;
   heading_path: string[];
   page: number | null;
+  position: number;
   url: string | null;
   filename: string;
   title: string | null;
@@ -125,7 +127,7 @@ async function searchChunks(
                   coalesce(max(dense) filter (where from_vec) over (), 0)::float8 as best_similarity
            from candidates)
     select f.id, f.lexical, f.dense, f.fused, f.lexical_hits, f.best_similarity,
-           c.document_id, c.text, c.heading_path, c.page, c.url, d.filename, d.title, d.source
+           c.document_id, c.text, c.heading_path, c.page, c.position, c.url, d.filename, d.title, d.source
     from (select * from fused order by fused desc, id limit ${opts.limit}) f
     join chunks c on c.ctid = f.heap_tid and c.kb_id = ${sql.lit(kbId)}
     join documents d on d.id = c.document_id
@@ -167,7 +169,8 @@ export async function retrieve(
   const embedding = provider ? await provider.embedQuery(query).catch((err) => (deps.logger.warn({ err }, 'query embedding failed; full-text only'), null)) : null;
   const weights = mode === 'lexical' ? { lexical: 1, dense: 0 } : mode === 'dense' ? { lexical: 0, dense: 1 } : (opts.weights ?? DEFAULT_FUSION);
   const pool = candidatePool(opts.topK);
-  // The fused top `pool` (not only top_k) leave the database so that document titles can re-rank them.
+  // The fused top `pool` (not only top_k) leave the database so that document titles and the
+  // document-level evidence can re-rank them.
   const fusedRows = await searchChunks(deps.db, kb.id, query, provider && embedding ? { model: provider.id, embedding } : null, {
     pool,
     lexical: mode !== 'dense',
@@ -175,8 +178,10 @@ export async function retrieve(
     limit: pool,
   });
   const boosts = titleBoosts(query, fusedRows.map((r) => r.title));
-  const rows = fusedRows
-    .map((r, i) => ({ ...r, fused: r.fused + boosts[i]! }))
+  const titled = fusedRows.map((r, i) => ({ ...r, fused: r.fused + boosts[i]! }));
+  const evidence = documentEvidence(titled);
+  const rows = titled
+    .map((r, i) => ({ ...r, fused: r.fused + evidence[i]! }))
     .sort((a, b) => b.fused - a.fused || (a.id < b.id ? -1 : 1))
     .slice(0, opts.topK);
   const first = rows[0];

@@ -3,25 +3,56 @@
  * call", "Microsoft's") should rank that document's passages first, although the passages rarely
  * repeat it and every document of a series says "product revenue" alike. The title is indexed with
  * every chunk (document-title.ts), which brings those chunks into the candidates; this re-ranks the
- * candidates by how specifically the question matches their document's title.
+ * candidates by how well the question matches their document's title, in two parts:
  *
- * Specificity is judged among the candidates' documents: a title word shared by all of them
- * ("Snowflake" in every call of Snowflake) tells nothing, one shared by few ("Q2", "2022") tells a
- * lot. No title, or no title word in the question, leaves the ranking exactly as fused.
+ *   - periods, matched as periods (periods.ts): "Q1 Fiscal 2023" is the "Q1 2023" call, "Q4 2021"
+ *     is not half of the "Q4 2022" call, "the most recent call" is the latest one;
+ *   - the title's other words by specificity among the candidates' documents: a word shared by all
+ *     of them ("Snowflake" in every call of Snowflake) tells nothing, one shared by few tells a lot.
+ *
+ * No title, or nothing of the question in any title, leaves the ranking exactly as fused.
  */
 import { contentStems } from '../../ai/offline/text';
+import { findPeriods, latestPeriod, periodMatch, questionPeriods, resolveRelative, withoutPeriods, type Period } from '../../ai/offline/periods';
 
 /** In fused z-score units: the best-matching title's passages move up by this much. */
 export const TITLE_BOOST = 1.0;
+/** In fused z-score units, for a document of the period the question names. */
+export const PERIOD_BOOST = 2.0;
 
 export function titleBoosts(query: string, titles: Array<string | null>): number[] {
-  const q = new Set(contentStems(query));
   const distinct = [...new Set(titles.filter((t): t is string => !!t))];
-  if (q.size === 0 || distinct.length < 2) return titles.map(() => 0);
-  const stemsOf = new Map(distinct.map((t) => [t, new Set(contentStems(t))]));
+  if (distinct.length < 2) return titles.map(() => 0);
+  const asked = questionPeriods(query);
+  const periodsOf = new Map(distinct.map((t) => [t, findPeriods(t, { lenient: true })]));
+  const words = wordBoosts(withoutPeriods(query, asked.named), distinct.map((t) => [t, withoutPeriods(t, periodsOf.get(t)!)]));
+  const periods = periodBoosts(asked, periodsOf);
+  return titles.map((t) => (t ? (words.get(t) ?? 0) + (periods.get(t) ?? 0) : 0));
+}
+
+function periodBoosts(asked: ReturnType<typeof questionPeriods>, periodsOf: Map<string, Period[]>): Map<string, number> {
+  let wanted: Period[] = asked.named;
+  if (wanted.length === 0 && asked.relative.length > 0) {
+    const latest = latestPeriod([...periodsOf.values()].flat());
+    wanted = latest ? asked.relative.map((r) => resolveRelative(r, latest)) : [];
+  }
+  const out = new Map<string, number>();
+  if (wanted.length === 0) return out;
+  for (const [title, periods] of periodsOf) {
+    const match = Math.max(0, ...wanted.flatMap((w) => periods.map((p) => periodMatch(w, p))));
+    out.set(title, PERIOD_BOOST * match);
+  }
+  return out;
+}
+
+function wordBoosts(query: string, titles: Array<[title: string, words: string]>): Map<string, number> {
+  const q = new Set(contentStems(query));
+  const out = new Map<string, number>();
+  if (q.size === 0) return out;
+  const stemsOf = new Map(titles.map(([t, w]) => [t, new Set(contentStems(w))]));
   const df = new Map<string, number>();
   for (const stems of stemsOf.values()) for (const s of stems) if (q.has(s)) df.set(s, (df.get(s) ?? 0) + 1);
-  const n = distinct.length;
+  const n = titles.length;
   const score = new Map<string, number>();
   for (const [t, stems] of stemsOf) {
     let sum = 0;
@@ -29,6 +60,7 @@ export function titleBoosts(query: string, titles: Array<string | null>): number
     score.set(t, sum);
   }
   const best = Math.max(...score.values());
-  if (best <= 0) return titles.map(() => 0);
-  return titles.map((t) => (t ? (TITLE_BOOST * score.get(t)!) / best : 0));
+  if (best <= 0) return out;
+  for (const [t, s] of score) out.set(t, (TITLE_BOOST * s) / best);
+  return out;
 }

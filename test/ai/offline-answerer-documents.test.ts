@@ -1,0 +1,36 @@
+/**
+ * The offline answerer over passages of several documents of one series (calls of one company):
+ * a name the question gives is what it asks about, not the topic every document shares, although
+ * most of the documents retrieved name it ("What impact has Northwind had on Acme?" is answered by
+ * what Northwind did, in words other than "impact").
+ */
+import { describe, expect, it } from 'vitest';
+import { answerFromPassages } from '../../src/ai/offline';
+import type { AnswerPassage } from '../../src/ai/prompts';
+
+const passage = (marker: number, document: string, text: string): AnswerPassage => ({ marker, document, source: `${document}.pdf`, text });
+
+describe('offline answerer over documents of one series', () => {
+  it('answers about the name the question gives, not a sentence that shares only its other word', () => {
+    const passages = [
+      passage(1, 'Q3 2021 Acme call', 'Northwind has driven a lot of new interest in the combined Acme offerings.'),
+      passage(2, 'Q3 2021 Acme call', 'The connector for Acme is now generally available to every customer.'),
+      passage(3, 'Q4 2020 Acme call', 'Partners such as Northwind or Contoso make Acme data easier to use for the mass market.'),
+      passage(4, 'Q1 2023 Acme call', 'What are you seeing in terms of the negative effect at Acme that you discussed right now? Acme rolled out the scheduler in January.'),
+      passage(5, 'Q1 2023 Acme call', 'Acme expects the scheduler to lower consumption for a quarter.'),
+    ];
+    const answer = answerFromPassages('What impact has Northwind had on Acme?', passages);
+    expect(answer.refused).toBe(false);
+    expect(answer.markers[0]).toBe(1);
+    expect(answer.text).toContain('Northwind has driven');
+  });
+
+  it('does not take a weekday or a month for a name the question asks about', () => {
+    const passages = [
+      passage(1, 'handbook', 'The office opens at nine on weekdays.'),
+      passage(2, 'calendar', 'Every Sunday in May the museum closes early.'),
+      passage(3, 'menu', 'The canteen serves lunch until two.'),
+    ];
+    expect(answerFromPassages('What are the opening hours of the Louvre on Sundays in May?', passages).refused).toBe(true);
+  });
+});
