@@ -55,6 +55,10 @@ describe('condenseQueryOffline', () => {
       { role: 'user', content: 'What was product revenue in Q2 2022?' },
       { role: 'assistant', content: 'Product revenue was $202 million [1].' },
     ];
+    const fiscal: ChatTurn[] = [
+      { role: 'user', content: 'What was the gross margin in the third quarter of fiscal 2020?' },
+      { role: 'assistant', content: 'Gross margin was 71% [1].' },
+    ];
     it.each([
       // The company is named only in the answer.
       [maker, 'Where is that company based?', 'Where is Northwind Aerial based?'],
@@ -64,6 +68,8 @@ describe('condenseQueryOffline', () => {
       // "Where was it going?" asks about the aircraft, not a place.
       [crash, 'Where was it going?', 'Where was Piper PA-28 going?'],
       [quarter, 'How many customers were added in the same period?', 'How many customers were added in Q2 2022?'],
+      // A period written out in words is carried as the same period (periods.ts reads both).
+      [fiscal, 'How many customers were added in the same period?', 'How many customers were added in Q3 2020?'],
       // Existential "there" is not a place.
       [based, 'Is there a newer model?', 'Is there a newer model?'],
     ])('%#: %s', (history, followUp, expected) => {

@@ -16,6 +16,7 @@
  * the answer and the recent turns.
  */
 import { NOT_FOUND_ANSWER, stripCitationMarkers, type ChatTurn } from '../prompts';
+import { findPeriods, formatPeriod } from './periods';
 import { STOPWORDS, tokenize, type Token } from './text';
 
 interface Mention {
@@ -195,7 +196,6 @@ function splice(text: string, start: number, end: number, replacement: string): 
 
 const ORG_NOUN = /\b(?:that|this|the same|the)\s+(?:company|firm|manufacturer|maker|organi[sz]ation|business|vendor|supplier|brand|developer|producer)\b/i;
 const PERIOD_NOUN = /\b(?:that|this|the same)\s+(?:period|quarter|year|fiscal year|time|month)\b/i;
-const PERIOD = /\b(?:Q[1-4]\s*(?:FY\s*)?'?\d{2,4}|FY\s*'?\d{2,4}|(?:fiscal\s+(?:year\s+)?)?(?:19|20)\d{2})\b/gi;
 const EXISTENTIAL = new Set(['is', 'are', 'was', 'were', 'be', 'been', 'isn', 'aren', 'wasn', 'weren']);
 
 /** Recent turns' text, newest first, without citation markers or refusals. */
@@ -227,8 +227,8 @@ function resolvePlace(history: ChatTurn[]): Mention | undefined {
 
 function resolvePeriod(history: ChatTurn[]): string | undefined {
   for (const turn of recentTexts(history)) {
-    const found = turn.text.match(PERIOD);
-    if (found) return found[0];
+    const [found] = findPeriods(turn.text);
+    if (found) return formatPeriod(found);
   }
   return undefined;
 }

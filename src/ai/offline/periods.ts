@@ -109,6 +109,11 @@ export function findPeriods(text: string, opts: { lenient?: boolean } = {}): Per
   return out.sort((a, b) => a.start - b.start);
 }
 
+/** A period as the questions of a conversation write it: "Q2 2022", "2021", "Q3". */
+export function formatPeriod(p: Period): string {
+  return [p.quarter !== null ? `Q${p.quarter}` : null, p.year !== null ? String(p.year) : null].filter(Boolean).join(' ');
+}
+
 /** The text with its period mentions blanked out (so their words are not matched a second time, as words). */
 export function withoutPeriods(text: string, mentions: PeriodMention[]): string {
   let out = text;
