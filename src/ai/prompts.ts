@@ -35,6 +35,27 @@ export interface AnswerPassage {
   document?: string;
 }
 
+/**
+ * A passage's source line: where it comes from (file name or URL, and the document's title when the
+ * file name does not say it), then where in it (page, heading). `sourceDocument` reads the first
+ * part back, so the offline model, which sees only the prompt, can tell which passages share a
+ * document.
+ */
+export function passageSource(where: { name: string; title?: string | null; page?: number | null; heading?: string | null }): string {
+  return [where.name, where.title ? `“${where.title}”` : null, where.page ? `page ${where.page}` : null, where.heading].filter(Boolean).join(', ');
+}
+
+/** The document part of a source line written by `passageSource` (the whole line when it cannot tell). */
+export function sourceDocument(source: string): string {
+  const titled = /^.*?“[^”]*”/.exec(source);
+  if (titled) return titled[0];
+  const paged = /^(.*?), page \d+(?:, |$)/.exec(source);
+  if (paged) return paged[1]!;
+  // A URL holds no space; a file name ends with its extension. What follows is a heading.
+  const named = /^(?:\w+:\/\/[^\s,]+|.*?\.[\p{L}\p{N}]{1,8})(?=, |$)/u.exec(source);
+  return named ? named[0] : source;
+}
+
 export interface ChatTurn {
   role: 'user' | 'assistant';
   content: string;
@@ -157,7 +178,7 @@ export function parseAnswerPrompt(messages: PlainMessage[]): ParsedAnswerPrompt 
   const passages: AnswerPassage[] = [];
   let current: { marker: number; source: string; lines: string[] } | null = null;
   const flush = () => {
-    if (current) passages.push({ marker: current.marker, source: current.source, text: current.lines.join('\n').trim() });
+    if (current) passages.push({ marker: current.marker, source: current.source, document: sourceDocument(current.source), text: current.lines.join('\n').trim() });
   };
   for (const line of body.split('\n')) {
     const m = HEADER_RE.exec(line);

@@ -4,9 +4,10 @@
  * most of the documents retrieved name it ("What impact has Northwind had on Acme?" is answered by
  * what Northwind did, in words other than "impact").
  */
+import { generateText } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { answerFromPassages } from '../../src/ai/offline';
-import type { AnswerPassage } from '../../src/ai/prompts';
+import { answerFromPassages, createOfflineModel } from '../../src/ai/offline';
+import { buildAnswerPrompt, passageSource, type AnswerPassage } from '../../src/ai/prompts';
 
 const passage = (marker: number, document: string, text: string): AnswerPassage => ({ marker, document, source: `${document}.pdf`, text });
 
@@ -23,6 +24,21 @@ describe('offline answerer over documents of one series', () => {
     expect(answer.refused).toBe(false);
     expect(answer.markers[0]).toBe(1);
     expect(answer.text).toContain('Northwind has driven');
+  });
+
+  it('tells the documents apart through the prompt, where only the source lines say them', async () => {
+    // As answer-stream.ts numbers them: no `document` reaches the model, only "file, page N".
+    const onPage = (marker: number, file: string, text: string): AnswerPassage => ({ marker, source: passageSource({ name: `${file}.pdf`, page: 10 + marker }), text });
+    const passages = [
+      onPage(1, 'Q3 2021 Acme call', 'Northwind has driven a lot of new interest in the combined Acme offerings.'),
+      onPage(2, 'Q3 2021 Acme call', 'The connector for Acme is now generally available to every customer.'),
+      onPage(3, 'Q4 2020 Acme call', 'Partners such as Northwind or Contoso make Acme data easier to use for the mass market.'),
+      onPage(4, 'Q1 2023 Acme call', 'What are you seeing in terms of the negative effect at Acme that you discussed right now? Acme rolled out the scheduler in January.'),
+      onPage(5, 'Q1 2023 Acme call', 'Acme expects the scheduler to lower consumption for a quarter.'),
+    ];
+    const { system, messages } = buildAnswerPrompt({ question: 'What impact has Northwind had on Acme?', passages });
+    const { text } = await generateText({ model: createOfflineModel(), system, messages });
+    expect(text.startsWith('Northwind has driven a lot of new interest in the combined Acme offerings [1].')).toBe(true);
   });
 
   it('does not take a weekday or a month for a name the question asks about', () => {

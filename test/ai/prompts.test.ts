@@ -7,7 +7,9 @@ import {
   NOT_FOUND_ANSWER,
   parseAnswerPrompt,
   parseCondensePrompt,
+  passageSource,
   PASSAGES_BEGIN,
+  sourceDocument,
   PASSAGES_END,
   stripCitationMarkers,
   type PlainMessage,
@@ -71,6 +73,29 @@ describe('buildAnswerPrompt', () => {
     expect(parsed.passages[0]!.text).toContain('Line one.');
     expect(parsed.passages[0]!.text).toContain('Last line.');
     expect(parsed.passages[1]!.text).toBe('Second passage.');
+  });
+
+  it('reads back which passages share a document from their source lines', () => {
+    const passages = [
+      { marker: 1, source: passageSource({ name: 'Q2 2022 Acme, Inc. Call.pdf', page: 3, heading: 'Results' }), text: 'One.' },
+      { marker: 2, source: passageSource({ name: 'Q2 2022 Acme, Inc. Call.pdf', page: 7 }), text: 'Two.' },
+      { marker: 3, source: passageSource({ name: 'call.pdf', title: 'Acme Call, Q3 2022', page: 1, heading: 'Outlook' }), text: 'Three.' },
+      { marker: 4, source: passageSource({ name: 'notes v1.2.md', heading: 'Section 2.1, risks' }), text: 'Four.' },
+      { marker: 5, source: passageSource({ name: 'notes v1.2.md', heading: 'Intro' }), text: 'Five.' },
+      { marker: 6, source: passageSource({ name: 'https://example.com/docs/setup', heading: 'Install, step 2' }), text: 'Six.' },
+      { marker: 7, source: passageSource({ name: 'https://example.com/docs/setup' }), text: 'Seven.' },
+    ];
+    const { system, messages } = buildAnswerPrompt({ question: 'Q?', passages });
+    expect(parseAnswerPrompt(plain(system, messages))!.passages.map((p) => p.document)).toEqual([
+      'Q2 2022 Acme, Inc. Call.pdf',
+      'Q2 2022 Acme, Inc. Call.pdf',
+      'call.pdf, “Acme Call, Q3 2022”',
+      'notes v1.2.md',
+      'notes v1.2.md',
+      'https://example.com/docs/setup',
+      'https://example.com/docs/setup',
+    ]);
+    expect(sourceDocument('unnamed source')).toBe('unnamed source');
   });
 
   it('states when nothing was retrieved', () => {

@@ -7,7 +7,7 @@
 import { streamText } from 'ai';
 import type { AppDeps } from '../../context';
 import { AppError } from '../../errors';
-import { buildAnswerPrompt, extractCitedMarkers, NOT_FOUND_ANSWER, type AnswerPassage, type ChatTurn } from '../../ai/prompts';
+import { buildAnswerPrompt, extractCitedMarkers, NOT_FOUND_ANSWER, passageSource, type AnswerPassage, type ChatTurn } from '../../ai/prompts';
 import { titleFromFilename } from '../../ingest/document-title';
 import { OFFLINE_PROVIDER } from '../../ai/offline/model';
 import { passagesCoverQuestion } from '../../ai/offline/support';
@@ -27,9 +27,12 @@ export function answerPassages(retrieval: Retrieval): AnswerPassage[] {
     marker: i + 1,
     text: c.text,
     document: c.doc_id,
-    source: [c.url ?? c.filename, c.title && c.title !== titleFromFilename(c.filename) ? `“${c.title}”` : null, c.page ? `page ${c.page}` : null, c.heading_path.at(-1)]
-      .filter(Boolean)
-      .join(', '),
+    source: passageSource({
+      name: c.url ?? c.filename,
+      title: c.title && c.title !== titleFromFilename(c.filename) ? c.title : null,
+      page: c.page,
+      heading: c.heading_path.at(-1),
+    }),
   }));
 }
 
