@@ -4,7 +4,7 @@
  * periods named relative to the latest report.
  */
 import { describe, expect, it } from 'vitest';
-import { findPeriods, latestPeriod, periodMatch, questionPeriods, resolveRelative, withoutPeriods } from '../../src/ai/offline/periods';
+import { findPeriods, latestPeriod, periodMatch, previousPeriod, questionPeriods, resolveRelative, withoutPeriods } from '../../src/ai/offline/periods';
 
 const periods = (text: string, lenient = false) => findPeriods(text, { lenient }).map(({ quarter, year }) => ({ quarter, year }));
 
@@ -82,6 +82,19 @@ describe('questionPeriods', () => {
     const both = questionPeriods("How does Q1 2023 cash flow compare to the previous year's?");
     expect(both.named.map((p) => [p.quarter, p.year])).toEqual([[1, 2023]]);
     expect(both.relative).toHaveLength(1);
+  });
+
+  it('finds the report that gives the outlook a question asks for: the period before', () => {
+    expect(questionPeriods('What operating margin does Acme expect for the full year 2025?').guidedBy).toEqual([{ year: 2024, quarter: 4 }]);
+    expect(questionPeriods('What was the revenue guidance for Q3 2024?').guidedBy).toEqual([{ year: 2024, quarter: 2 }]);
+    expect(questionPeriods("What's the outlook for fiscal 2026 bookings?").guidedBy).toEqual([{ year: 2025, quarter: 4 }]);
+    expect(questionPeriods('Which products were guided for the third quarter of 2026?').guidedBy).toEqual([{ year: 2026, quarter: 2 }]);
+    // When the expectation was given, not what it is for; results, not expectations.
+    expect(questionPeriods("What were the CFO's expectations for retention as of Q2 2024?").guidedBy).toEqual([]);
+    expect(questionPeriods('Based on cash flow for Q2 2024, how does the anticipated full year compare?').guidedBy).toEqual([]);
+    expect(questionPeriods('What was revenue for the full year 2024?').guidedBy).toEqual([]);
+    expect(previousPeriod({ year: 2024, quarter: 1 })).toEqual({ year: 2023, quarter: 4 });
+    expect(previousPeriod({ year: null, quarter: 1 })).toEqual({ year: null, quarter: 4 });
   });
 
   it('resolves relative periods against the latest period, a quarter after its whole year', () => {

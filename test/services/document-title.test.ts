@@ -60,6 +60,12 @@ describe('document titles', () => {
     const q2 = titleBoosts('What changed in Q2 2023?', titles);
     expect(q2[4]).toBeGreaterThan(q2[3]!);
     expect(q2[3]).toBe(q2[0]);
+    // An outlook for a year is given in the last report of the year before, and updated in the year's own.
+    const outlook = titleBoosts('What operating margin did Acme expect for the full year 2023?', titles);
+    expect(outlook[0]).toBe(Math.max(...outlook));
+    expect(outlook[0]).toBe(outlook[3]);
+    expect(outlook[1]).toBe(0);
+    expect(titleBoosts('What were Acme’s expectations for margins as of Q3 2023?', titles)[0]).toBe(0);
     // Relative to the latest report among the candidates.
     expect(best('How fast is revenue growing in the most recent quarter?')).toEqual(['Q3 FY23 Acme Call']);
     expect(best("What were margins in last year's fourth quarter?")).toEqual(['Q4 2022 Acme Call']);

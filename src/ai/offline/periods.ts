@@ -131,7 +131,31 @@ const RELATIVE_YEAR_RE = new RegExp(
   'i',
 );
 
-export type QuestionPeriods = { named: PeriodMention[]; relative: RelativePeriod[] };
+/**
+ * `guidedBy`: the periods whose reports give the outlook a question asks about. "The expected margin
+ * for the full year 2023" is first given in the report of the period before it (the fourth quarter
+ * of 2022), a quarter's in the report of the quarter before.
+ */
+export type QuestionPeriods = { named: PeriodMention[]; relative: RelativePeriod[]; guidedBy: Period[] };
+
+// An expectation, then "for (the)" right before the period: "expected margin for the full year 2023",
+// "guidance for Q3", "outlook for fiscal 2024". Not "expectations ... as of Q1 2023" (when it was said).
+const FORWARD_CUE = /\b(?:expect\w*|guid(?:e|ed|ance)|outlook|forecast\w*|projected|projections?|anticipat\w*)\b/gi;
+const FOR_THE = /\bfor\s+(?:the\s+)?$/i;
+
+/** The period just before: the quarter before a quarter, the last quarter of the year before a year. */
+export function previousPeriod(p: Period): Period {
+  if (p.year === null) return { year: null, quarter: p.quarter === null ? null : p.quarter === 1 ? 4 : p.quarter - 1 };
+  if (p.quarter === null || p.quarter === 1) return { year: p.year - 1, quarter: 4 };
+  return { year: p.year, quarter: p.quarter - 1 };
+}
+
+function guidedBy(text: string, named: PeriodMention[]): Period[] {
+  const cues = [...text.matchAll(FORWARD_CUE)].map((m) => m.index!);
+  return named
+    .filter((p) => FOR_THE.test(text.slice(0, p.start)) && cues.some((c) => c < p.start && !/[,;.?!]/.test(text.slice(c, p.start))))
+    .map(previousPeriod);
+}
 
 /**
  * The periods a question names outright, and those it names relative to the latest report (used
@@ -149,9 +173,11 @@ export function questionPeriods(text: string): QuestionPeriods {
       quarter: quarterOf(rel[2] ?? rel[5], rel[3] ?? rel[4]),
     };
     const blanked = text.slice(0, rel.index) + ' '.repeat(rel[0].length) + text.slice(rel.index + rel[0].length);
-    return { named: findPeriods(blanked), relative: [relative] };
+    const named = findPeriods(blanked);
+    return { named, relative: [relative], guidedBy: guidedBy(blanked, named) };
   }
-  return { named: findPeriods(text), relative: LATEST_RE.test(text) ? [{ latest: true }] : [] };
+  const named = findPeriods(text);
+  return { named, relative: LATEST_RE.test(text) ? [{ latest: true }] : [], guidedBy: guidedBy(text, named) };
 }
 
 const order = (p: Period) => (p.year ?? 0) * 10 + (p.quarter ?? 0);

@@ -6,7 +6,8 @@
  * candidates by how well the question matches their document's title, in two parts:
  *
  *   - periods, matched as periods (periods.ts): "Q1 Fiscal 2023" is the "Q1 2023" call, "Q4 2021"
- *     is not half of the "Q4 2022" call, "the most recent call" is the latest one;
+ *     is not half of the "Q4 2022" call, "the most recent call" is the latest one, and "the
+ *     expected margin for the full year 2023" is also the Q4 2022 call's (where that outlook is given);
  *   - the title's other words by specificity among the candidates' documents: a word shared by all
  *     of them ("Snowflake" in every call of Snowflake) tells nothing, one shared by few tells a lot.
  *
@@ -31,7 +32,8 @@ export function titleBoosts(query: string, titles: Array<string | null>): number
 }
 
 function periodBoosts(asked: ReturnType<typeof questionPeriods>, periodsOf: Map<string, Period[]>): Map<string, number> {
-  let wanted: Period[] = asked.named;
+  // The outlook for a period is given in the report before it: both are the question's.
+  let wanted: Period[] = [...asked.named, ...asked.guidedBy];
   if (wanted.length === 0 && asked.relative.length > 0) {
     const latest = latestPeriod([...periodsOf.values()].flat());
     wanted = latest ? asked.relative.map((r) => resolveRelative(r, latest)) : [];
