@@ -21,6 +21,7 @@ import { createServer } from 'node:http';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { runOnce } from 'graphile-worker';
+import { sql } from 'kysely';
 import MiniSearch from 'minisearch';
 import { silentWorkerLogger } from '../db/migrate';
 import { createContext, type ServiceContext } from '../src/context';
@@ -86,12 +87,38 @@ async function uploadAll(ctx: ServiceContext, name: string, files: Array<{ filen
   return { kb: kbRow, docName };
 }
 
-type Dumped = { kind: 'answerable' | 'unanswerable' | 'off-topic' | 'squad'; corpus: string; question: string; want?: string; answers?: string[]; confident: boolean; passages: ReturnType<typeof answerPassages>; files: string[] };
+type Dumped = {
+  kind: 'answerable' | 'unanswerable' | 'off-topic' | 'squad';
+  corpus: string;
+  question: string;
+  want?: string;
+  answers?: string[];
+  confident: boolean;
+  passages: ReturnType<typeof answerPassages>;
+  files: string[];
+  /** Each passage's BM25, cosine and published score, as retrieval returned them. */
+  scores: Array<{ lexical: number; dense: number; score: number }>;
+  pool: NonNullable<Awaited<ReturnType<typeof retrieve>>['pool']>;
+  /** The question's lexemes with their chunk frequency in the KB (0: absent), and the KB's chunk count. */
+  lexicon: { chunks: number; terms: Array<{ lexeme: string; df: number }> };
+};
 const dumped: Dumped[] = [];
-const dump = async (kb: Parameters<typeof retrieve>[1], docName: Map<string, string> | null, d: Omit<Dumped, 'passages' | 'files' | 'confident'>) => {
+const dump = async (kb: Parameters<typeof retrieve>[1], docName: Map<string, string> | null, d: Pick<Dumped, 'kind' | 'corpus' | 'question' | 'want' | 'answers'>) => {
   if (!values.dump) return;
   const retrieval = await retrieve(rt.deps, kb, d.question, { topK: 5 });
-  dumped.push({ ...d, confident: retrieval.confident, passages: answerPassages(retrieval), files: retrieval.chunks.map((c) => docName?.get(c.doc_id) ?? c.doc_id) });
+  const { rows } = await sql<{ lexeme: string; df: number | null; chunks: number | null }>`
+    select u.lexeme, l.df, (select t.chunks::float8 from kb_lexicon_totals t where t.kb_id = ${kb.id}) as chunks
+    from unnest(to_tsvector('english', ${d.question})) u
+    left join kb_lexicon l on l.kb_id = ${kb.id} and l.lexeme = u.lexeme`.execute(rt.deps.db);
+  dumped.push({
+    ...d,
+    confident: retrieval.confident,
+    passages: answerPassages(retrieval),
+    files: retrieval.chunks.map((c) => docName?.get(c.doc_id) ?? c.doc_id),
+    scores: retrieval.chunks.map((c) => ({ lexical: c.lexical, dense: c.dense, score: c.score })),
+    pool: retrieval.pool ?? [],
+    lexicon: { chunks: rows[0]?.chunks ?? 0, terms: rows.map((r) => ({ lexeme: r.lexeme, df: r.df ?? 0 })) },
+  });
 };
 
 const pct = (n: number, d: number) => `${((100 * n) / Math.max(1, d)).toFixed(1)}%`;

@@ -33,7 +33,14 @@ export type RetrievedChunk = {
   dense: number;
 };
 
-export type Retrieval = { chunks: RetrievedChunk[]; confident: boolean };
+/** One candidate of the fused pool as it left the database (before title and document re-ranking). */
+export type PoolScore = { lexical: number; dense: number; fused: number };
+
+/**
+ * `pool`: every candidate's scores, best first, for judging how much the top passages stand out
+ * from the rest (the offline refusal gate); absent where a retrieval is built by hand.
+ */
+export type Retrieval = { chunks: RetrievedChunk[]; confident: boolean; pool?: PoolScore[] };
 
 /**
  * The statement's text varies with the KB, the number of query words and the candidate pool (those
@@ -201,5 +208,5 @@ export async function retrieve(
     dense: r.dense,
   }));
   timer();
-  return { chunks, confident };
+  return { chunks, confident, pool: fusedRows.map((r) => ({ lexical: r.lexical, dense: r.dense, fused: r.fused })) };
 }
