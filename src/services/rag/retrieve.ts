@@ -9,7 +9,7 @@ import { HNSW_EF_SEARCH, PREPARED } from '../../../db/connect';
 import type { KnowledgeBase } from '../../../db/types';
 import type { ChunkId, DocumentId, KbId } from '../../ids';
 import { DEFAULT_FUSION, fusedScoreSql, publishedScore, type Candidate, type FusionWeights } from './fuse';
-import { bm25Sql, candidateSql, lengthNormSql, lexicalQuery } from './lexical-search';
+import { bm25Sql, candidateSql, lengthNormSql, lexicalQuery, type LexicalQuery } from './lexical-search';
 import { documentEvidence } from './document-evidence';
 import { titleBoosts } from './title-boost';
 import { nearestSql, queryVectorSql, similaritySql, type QueryVector } from './vector-search';
@@ -37,10 +37,11 @@ export type RetrievedChunk = {
 export type PoolScore = { lexical: number; dense: number; fused: number };
 
 /**
- * `pool`: every candidate's scores, best first, for judging how much the top passages stand out
- * from the rest (the offline refusal gate); absent where a retrieval is built by hand.
+ * For the offline refusal gate (src/ai/offline/support.ts), absent where a retrieval is built by hand:
+ * `pool`, every candidate's scores, best first; `lexicalCeiling`, the BM25 score of a chunk holding
+ * every question word (LexicalQuery.ceiling), 0 when no question word is in the KB.
  */
-export type Retrieval = { chunks: RetrievedChunk[]; confident: boolean; pool?: PoolScore[] };
+export type Retrieval = { chunks: RetrievedChunk[]; confident: boolean; pool?: PoolScore[]; lexicalCeiling?: number };
 
 /**
  * The statement's text varies with the KB, the number of query words and the candidate pool (those
@@ -94,9 +95,9 @@ async function searchChunks(
   query: string,
   vector: QueryVector | null,
   opts: { pool: number; lexical: boolean; weights: FusionWeights; limit: number },
-): Promise<SearchRow[]> {
+): Promise<{ rows: SearchRow[]; lexical: LexicalQuery | null }> {
   const lexical = opts.lexical ? await lexicalQuery(db, kbId, query) : null;
-  if (!lexical && !vector) return [];
+  if (!lexical && !vector) return { rows: [], lexical };
   // A chunk embedded by another model (mid re-embedding) has no comparable vector: dense 0.
   const dense = (chunk: string) =>
     vector
@@ -139,7 +140,7 @@ async function searchChunks(
     join chunks c on c.ctid = f.heap_tid and c.kb_id = ${sql.lit(kbId)}
     join documents d on d.id = c.document_id
     order by f.fused desc, f.id`.execute(db);
-  return rows;
+  return { rows, lexical };
 }
 
 export type CandidateScores = { candidates: Candidate<ChunkId>[]; lexicalHits: number; bestSimilarity: number };
@@ -155,7 +156,7 @@ export async function scoreCandidates(
   vector: QueryVector | null,
   opts: { pool: number; lexical: boolean },
 ): Promise<CandidateScores> {
-  const rows = await searchChunks(db, kbId, query, vector, { ...opts, weights: DEFAULT_FUSION, limit: 2 * opts.pool });
+  const { rows } = await searchChunks(db, kbId, query, vector, { ...opts, weights: DEFAULT_FUSION, limit: 2 * opts.pool });
   return {
     candidates: rows.map((r) => ({ id: r.id, lexical: r.lexical, dense: r.dense })),
     lexicalHits: rows[0]?.lexical_hits ?? 0,
@@ -178,7 +179,7 @@ export async function retrieve(
   const pool = candidatePool(opts.topK);
   // The fused top `pool` (not only top_k) leave the database so that document titles and the
   // document-level evidence can re-rank them.
-  const fusedRows = await searchChunks(deps.db, kb.id, query, provider && embedding ? { model: provider.id, embedding } : null, {
+  const { rows: fusedRows, lexical } = await searchChunks(deps.db, kb.id, query, provider && embedding ? { model: provider.id, embedding } : null, {
     pool,
     lexical: mode !== 'dense',
     weights,
@@ -208,5 +209,10 @@ export async function retrieve(
     dense: r.dense,
   }));
   timer();
-  return { chunks, confident, pool: fusedRows.map((r) => ({ lexical: r.lexical, dense: r.dense, fused: r.fused })) };
+  return {
+    chunks,
+    confident,
+    pool: fusedRows.map((r) => ({ lexical: r.lexical, dense: r.dense, fused: r.fused })),
+    lexicalCeiling: lexical?.ceiling ?? 0,
+  };
 }
