@@ -34,8 +34,9 @@ export const OFF_TOPIC: string[] = [
 ];
 
 /**
- * More of the same kind, written after the refusal gate was tuned on OFF_TOPIC and never used to
- * tune it: what the gate does on questions it has not seen.
+ * More of the same kind, written before the refusal gate was re-tuned on OFF_TOPIC and never used
+ * to tune it: what the gate does on questions it has not seen. One question first written here,
+ * "What is the capital of Australia?", was replaced: SQuAD's Melbourne article answers it.
  */
 export const OFF_TOPIC_HELD_OUT: string[] = [
   'How many vacation days can I carry over to next year?',
@@ -50,7 +51,7 @@ export const OFF_TOPIC_HELD_OUT: string[] = [
   'What is the speed limit on residential streets?',
   'When does the annual company picnic take place?',
   'How many sick days are allowed per month?',
-  'What is the capital of Australia?',
+  'How do I renew my passport before it expires?',
   'How do I apply for a mortgage with a low credit score?',
   'What time does the pharmacy open on Saturdays?',
   'How long should I boil an egg for a soft yolk?',

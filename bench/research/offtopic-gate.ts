@@ -23,6 +23,7 @@ type Dumped = {
   scores: Array<{ lexical: number; dense: number; score: number }>;
   pool: Array<{ lexical: number; dense: number; fused: number }>;
   lexicon: { chunks: number; terms: Array<{ lexeme: string; df: number }> };
+  lexicalCeiling?: number;
 };
 const rows = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as Dumped[];
 const k1 = 0.6;
@@ -48,7 +49,7 @@ for (const r of rows) {
   const good =
     r.kind === 'answerable' ? a.markers.some((m) => r.files[m - 1] === r.want) : r.kind === 'squad' ? containsAnswer(a.text, r.answers!) : false;
   out.push({
-    kind: r.kind === 'off-topic' ? `off:${r.corpus.slice(0, 5)}` : r.kind,
+    kind: r.kind === 'off-topic' ? `off:${r.corpus.slice(0, 5)}` : r.kind === 'held-out' ? `held:${r.corpus.slice(0, 5)}` : r.kind,
     q: r.question.slice(0, 60),
     gate: best >= MIN_SUPPORT,
     ans: !a.refused,
@@ -57,11 +58,14 @@ for (const r of rows) {
     dense: +Math.max(...r.scores.map((s) => s.dense)).toFixed(3),
     kbcov: +(idfIn / idfAll).toFixed(3),
     missing: terms.filter((t) => t.df === 0).map((t) => t.lexeme).join(','),
+    ceil: r.lexicalCeiling ? +(topLex / r.lexicalCeiling).toFixed(3) : 0,
     bm25n: +(topLex / ((k1 + 1) * idfAll)).toFixed(3),
     fz: +(pool[0]?.fused ?? 0).toFixed(2),
     agree: lexTop === denTop,
     dgap: +(dens[0]! - (dens[4] ?? 0)).toFixed(3),
     lgap: +((lexs[0]! - (lexs[4] ?? 0)) / Math.max(1e-9, lexs[0]!)).toFixed(3),
+    // Per passage: the passage-IDF coverage (support.ts without its cosine), cosine, BM25 / ceiling.
+    parts: r.scores.map((s, i) => [sup[i]! - 0.5 * Math.max(0, s.dense), s.dense, s.lexical / ((k1 + 1) * idfAll)]),
     pdb: Math.max(...r.scores.map((s) => s.dense + s.lexical / ((k1 + 1) * idfAll))),
     pcb: Math.max(...r.scores.map((s, i) => sup[i]! + s.lexical / ((k1 + 1) * idfAll))),
     bm25in: +(topLex / ((k1 + 1) * Math.max(1e-9, idfIn))).toFixed(3),

@@ -9,6 +9,7 @@ import type { AnswerPassage } from '../../src/ai/prompts';
 import { passageSupport, MIN_SUPPORT } from '../../src/ai/offline/support';
 import { splitSentences, tokenize } from '../../src/ai/offline/text';
 import { containsAnswer } from '../lib/squad';
+import { createLocalEmbeddingProvider } from '../../src/ai/embeddings';
 
 type Dumped = {
   kind: string;
@@ -21,6 +22,14 @@ type Dumped = {
   files: string[];
   scores: Array<{ lexical: number; dense: number; score: number }>;
   lexicon: { chunks: number; terms: Array<{ lexeme: string; df: number }> };
+};
+const embedder = createLocalEmbeddingProvider();
+const cosine = (x: Float32Array, y: Float32Array) => {
+  let d = 0;
+  let p = 0;
+  let q = 0;
+  for (let i = 0; i < x.length; i++) (d += x[i]! * y[i]!), (p += x[i]! ** 2), (q += y[i]! ** 2);
+  return d / Math.sqrt(p * q);
 };
 const rows = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as Dumped[];
 // Postgres' Snowball lexeme of a word, approximated from the question's own lexemes: a prefix (y -> i).
@@ -70,10 +79,20 @@ for (const r of rows) {
   const qNumbers = tokenize(r.question).filter((t) => /^\d/.test(t.lower)).map((t) => t.stem);
   const allStems = new Set(r.passages.flatMap((p) => [...stemsOf(`${p.text} ${p.source ?? ''}`)]));
   const numberMissing = qNumbers.some((x) => !allStems.has(x));
+  let ansCos = 0;
+  let sentCos = 0;
+  if (!a.refused) {
+    const qv = await embedder.embedQuery(r.question);
+    const [av] = await embedder.embedDocuments([a.text.replace(/\s*\[\d+\]/g, '')]);
+    ansCos = cosine(qv, av!);
+    const best = a.ranked.find((x) => x.focusHit) ?? a.ranked[0]!;
+    const [sv] = await embedder.embedDocuments([best.text]);
+    sentCos = cosine(qv, sv!);
+  }
   const good =
     r.kind === 'answerable' ? a.markers.some((m) => r.files[m - 1] === r.want) : r.kind === 'squad' ? containsAnswer(a.text, r.answers!) : false;
   out.push({
-    kind: r.kind === 'off-topic' ? 'off' : r.kind,
+    kind: r.kind === 'off-topic' ? 'off' : r.kind === 'held-out' ? 'held' : r.kind,
     corpus: r.corpus,
     q: r.question,
     gate: best >= MIN_SUPPORT,
@@ -85,6 +104,8 @@ for (const r of rows) {
     kbPassDense: Math.max(...passCov.map((c, i) => c + 0.5 * r.scores[i]!.dense)),
     kbAns: cover(ansSet),
     rareCited,
+    ansCos,
+    sentCos,
     rare2Cited,
     absent,
     numberMissing,
