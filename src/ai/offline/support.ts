@@ -21,7 +21,7 @@
  */
 import { splitSentences, tokenize } from './text';
 
-export const MIN_SUPPORT = 1.75;
+export const MIN_SUPPORT = 1.68;
 const DENSE_WEIGHT = 2;
 
 export type SupportPassage = {
