@@ -37,9 +37,11 @@ export type RetrievedChunk = {
 export type PoolScore = { lexical: number; dense: number; fused: number };
 
 /**
- * For the offline refusal gate (src/ai/offline/support.ts), absent where a retrieval is built by hand:
- * `pool`, every candidate's scores, best first; `lexicalCeiling`, the BM25 score of a chunk holding
- * every question word (LexicalQuery.ceiling), 0 when no question word is in the KB.
+ * Absent where a retrieval is built by hand. `lexicalCeiling`: the BM25 score of a chunk holding
+ * every question word (LexicalQuery.ceiling), 0 when no question word is in the KB, read by the
+ * offline refusal gate (src/ai/offline/support.ts). `pool`: every candidate's scores as they left
+ * the database, for the reports bench's dump (how much the top passages stand out, measured in
+ * docs/answers.md and not used by the gate).
  */
 export type Retrieval = { chunks: RetrievedChunk[]; confident: boolean; pool?: PoolScore[]; lexicalCeiling?: number };
 
