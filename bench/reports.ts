@@ -21,6 +21,7 @@ import { createServer } from 'node:http';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { runOnce } from 'graphile-worker';
+import { sql } from 'kysely';
 import MiniSearch from 'minisearch';
 import { silentWorkerLogger } from '../db/migrate';
 import { createContext, type ServiceContext } from '../src/context';
@@ -35,7 +36,7 @@ import { writeFileSync } from 'node:fs';
 import { retrieve } from '../src/services/rag/retrieve';
 import { startSearch } from '../src/services/rag/search';
 import { openBenchRuntime, type BenchDb } from './lib/bench-runtime';
-import { OFF_TOPIC } from './lib/off-topic';
+import { OFF_TOPIC, OFF_TOPIC_HELD_OUT } from './lib/off-topic';
 import { everyKth, loadSquad } from './lib/squad';
 
 const DATA = path.resolve(import.meta.dirname, '../../shared/data');
@@ -86,12 +87,40 @@ async function uploadAll(ctx: ServiceContext, name: string, files: Array<{ filen
   return { kb: kbRow, docName };
 }
 
-type Dumped = { kind: 'answerable' | 'unanswerable' | 'off-topic' | 'squad'; corpus: string; question: string; want?: string; answers?: string[]; confident: boolean; passages: ReturnType<typeof answerPassages>; files: string[] };
+type Dumped = {
+  kind: 'answerable' | 'unanswerable' | 'off-topic' | 'held-out' | 'squad';
+  corpus: string;
+  question: string;
+  want?: string;
+  answers?: string[];
+  confident: boolean;
+  passages: ReturnType<typeof answerPassages>;
+  files: string[];
+  /** Each passage's BM25, cosine and published score, as retrieval returned them. */
+  scores: Array<{ lexical: number; dense: number; score: number }>;
+  pool: NonNullable<Awaited<ReturnType<typeof retrieve>>['pool']>;
+  lexicalCeiling: number;
+  /** The question's lexemes with their chunk frequency in the KB (0: absent), and the KB's chunk count. */
+  lexicon: { chunks: number; terms: Array<{ lexeme: string; df: number }> };
+};
 const dumped: Dumped[] = [];
-const dump = async (kb: Parameters<typeof retrieve>[1], docName: Map<string, string> | null, d: Omit<Dumped, 'passages' | 'files' | 'confident'>) => {
+const dump = async (kb: Parameters<typeof retrieve>[1], docName: Map<string, string> | null, d: Pick<Dumped, 'kind' | 'corpus' | 'question' | 'want' | 'answers'>) => {
   if (!values.dump) return;
   const retrieval = await retrieve(rt.deps, kb, d.question, { topK: 5 });
-  dumped.push({ ...d, confident: retrieval.confident, passages: answerPassages(retrieval), files: retrieval.chunks.map((c) => docName?.get(c.doc_id) ?? c.doc_id) });
+  const { rows } = await sql<{ lexeme: string; df: number | null; chunks: number | null }>`
+    select u.lexeme, l.df, (select t.chunks::float8 from kb_lexicon_totals t where t.kb_id = ${kb.id}) as chunks
+    from unnest(to_tsvector('english', ${d.question})) u
+    left join kb_lexicon l on l.kb_id = ${kb.id} and l.lexeme = u.lexeme`.execute(rt.deps.db);
+  dumped.push({
+    ...d,
+    confident: retrieval.confident,
+    passages: answerPassages(retrieval),
+    files: retrieval.chunks.map((c) => docName?.get(c.doc_id) ?? c.doc_id),
+    scores: retrieval.chunks.map((c) => ({ lexical: c.lexical, dense: c.dense, score: c.score })),
+    pool: retrieval.pool ?? [],
+    lexicalCeiling: retrieval.lexicalCeiling ?? 0,
+    lexicon: { chunks: rows[0]?.chunks ?? 0, terms: rows.map((r) => ({ lexeme: r.lexeme, df: r.df ?? 0 })) },
+  });
 };
 
 const pct = (n: number, d: number) => `${((100 * n) / Math.max(1, d)).toFixed(1)}%`;
@@ -234,6 +263,8 @@ try {
   const offRows: Record<string, { questions: number; answered: number; share: string }> = {};
   let offTotal = 0;
   let offAnswered = 0;
+  let heldTotal = 0;
+  let heldAnswered = 0;
   for (const { name, kbId, kb } of kbs) {
     let answered = 0;
     for (const question of OFF_TOPIC) {
@@ -247,9 +278,19 @@ try {
     offRows[name] = { questions: OFF_TOPIC.length, answered, share: pct(answered, OFF_TOPIC.length) };
     offTotal += OFF_TOPIC.length;
     offAnswered += answered;
+    for (const question of OFF_TOPIC_HELD_OUT) {
+      await dump(kb, null, { kind: 'held-out', corpus: name, question });
+      const { citations, answer } = await collectAnswer(await startSearch(ctx, { kb_id: kbId, query: question, top_k: 5 }));
+      if (citations.length > 0) {
+        heldAnswered++;
+        if (values.verbose) console.log(`held-out off-topic answered on ${name}: ${question}\n  A: ${answer.slice(0, 300)}`);
+      }
+    }
+    heldTotal += OFF_TOPIC_HELD_OUT.length;
   }
   if (kbs.length > 0) {
     offRows.all = { questions: offTotal, answered: offAnswered, share: pct(offAnswered, offTotal) };
+    offRows['held-out (all corpora, not tuned on)'] = { questions: heldTotal, answered: heldAnswered, share: pct(heldAnswered, heldTotal) };
     console.log('\nOff-topic questions answered (should be refused)');
     console.table(offRows);
   }

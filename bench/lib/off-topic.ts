@@ -32,3 +32,36 @@ export const OFF_TOPIC: string[] = [
   'What was the revenue of the local bakery in March?',
   'How many goals did the home team score in the last match?',
 ];
+
+/**
+ * More of the same kind, written before the refusal gate was re-tuned on OFF_TOPIC and never used
+ * to tune it: what the gate does on questions it has not seen. One question first written here,
+ * "What is the capital of Australia?", was replaced: SQuAD's Melbourne article answers it.
+ */
+export const OFF_TOPIC_HELD_OUT: string[] = [
+  'How many vacation days can I carry over to next year?',
+  'Where do I pick up my new laptop?',
+  'What is the Wi-Fi password for guests?',
+  'Who do I call if my badge stops working?',
+  'How do I change my direct deposit account?',
+  'What is the refund policy for cancelled flights?',
+  'How much sugar goes into a chocolate cake?',
+  'Which team won the 2022 NBA championship?',
+  'How do I unclog a kitchen sink?',
+  'What is the speed limit on residential streets?',
+  'When does the annual company picnic take place?',
+  'How many sick days are allowed per month?',
+  'How do I renew my passport before it expires?',
+  'How do I apply for a mortgage with a low credit score?',
+  'What time does the pharmacy open on Saturdays?',
+  'How long should I boil an egg for a soft yolk?',
+  'Which plants grow well in a shady garden?',
+  'How do I transfer my phone number to a new carrier?',
+  'What is the late fee for an overdue library book?',
+  'How many players are on a rugby union team?',
+  'What is the tallest mountain in Africa?',
+  'How do I request a standing desk for my office?',
+  'What are the symptoms of a vitamin D deficiency?',
+  'How often should I change the oil in my car?',
+  'What is the price of a season ticket for the local football club?',
+];

@@ -11,7 +11,7 @@ import { containsAnswer } from '../lib/squad';
 import { createLocalEmbeddingProvider } from '../../src/ai/embeddings';
 import { passagesCoverQuestion } from '../../src/ai/offline/support';
 
-// The dump has no vectors; the passages' similarity is recomputed with the offline model (without the title prefix).
+// Older dumps have no scores: the passages' similarity is then recomputed with the offline model (without the title prefix).
 const embedder = createLocalEmbeddingProvider();
 const cosine = (a: Float32Array, b: Float32Array) => {
   let d = 0;
@@ -21,7 +21,18 @@ const cosine = (a: Float32Array, b: Float32Array) => {
   return d / Math.sqrt(x * y);
 };
 
-type Dumped = { kind: string; corpus: string; question: string; want?: string; answers?: string[]; confident: boolean; passages: AnswerPassage[]; files: string[] };
+type Dumped = {
+  kind: string;
+  corpus: string;
+  question: string;
+  want?: string;
+  answers?: string[];
+  confident: boolean;
+  passages: AnswerPassage[];
+  files: string[];
+  scores?: Array<{ lexical: number; dense: number }>;
+  lexicalCeiling?: number;
+};
 const rows = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as Dumped[];
 const verbose = process.argv.includes('--verbose');
 const stats: Record<string, { n: number; answered: number; good: number }> = {};
@@ -29,13 +40,19 @@ const stats: Record<string, { n: number; answered: number; good: number }> = {};
 const options = process.env.LEAD ? { leadDocumentBonus: Number(process.env.LEAD) } : {};
 for (const r of rows) {
   r.passages = r.passages.map((p, i) => ({ ...p, document: p.document ?? r.files[i] }));
-  const key = r.kind === 'off-topic' ? `off-topic ${r.corpus}` : r.kind;
+  const key = r.kind === 'off-topic' || r.kind === 'held-out' ? `${r.kind} ${r.corpus}` : r.kind;
   const s = (stats[key] ??= { n: 0, answered: 0, good: 0 });
   s.n++;
   if (!r.confident || r.passages.length === 0) continue;
-  const qv = await embedder.embedQuery(r.question);
-  const pv = await embedder.embedDocuments(r.passages.map((p) => p.text));
-  if (!passagesCoverQuestion(r.question, r.passages.map((p, i) => ({ ...p, dense: cosine(qv, pv[i]!) })))) continue;
+  // Dumps since the gate read BM25 carry each passage's scores as retrieval gave them.
+  const scored = r.scores
+    ? r.passages.map((p, i) => ({ ...p, dense: r.scores![i]!.dense, lexical: r.scores![i]!.lexical }))
+    : await (async () => {
+        const qv = await embedder.embedQuery(r.question);
+        const pv = await embedder.embedDocuments(r.passages.map((p) => p.text));
+        return r.passages.map((p, i) => ({ ...p, dense: cosine(qv, pv[i]!) }));
+      })();
+  if (!passagesCoverQuestion(r.question, scored, r.lexicalCeiling)) continue;
   const a = answerFromPassages(r.question, r.passages, options);
   if (a.refused) {
     if (verbose && r.kind === 'answerable') console.log(`REFUSED ${r.question} (want ${r.want?.slice(0, 7)}; got ${r.files.map((f) => f.slice(0, 7)).join(',')})`);
@@ -44,7 +61,7 @@ for (const r of rows) {
   s.answered++;
   if (r.kind === 'answerable' && a.markers.some((m) => r.files[m - 1] === r.want)) s.good++;
   if (r.kind === 'squad' && containsAnswer(a.text, r.answers!)) s.good++;
-  if (verbose && (r.kind === 'off-topic' || r.kind === 'unanswerable')) console.log(`ANSWERED ${r.corpus}: ${r.question}\n  ${a.text.slice(0, 200)}`);
+  if (verbose && (r.kind === 'off-topic' || r.kind === 'held-out' || r.kind === 'unanswerable')) console.log(`ANSWERED ${r.corpus}: ${r.question}\n  ${a.text.slice(0, 200)}`);
   if (verbose && r.kind === 'answerable' && !a.markers.some((m) => r.files[m - 1] === r.want))
     console.log(`WRONG CALL ${r.question} (want ${r.want?.slice(0, 7)}; cited ${a.markers.map((m) => r.files[m - 1]?.slice(0, 7)).join(',')})\n  ${a.text.slice(0, 300)}`);
 }

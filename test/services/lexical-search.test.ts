@@ -117,6 +117,24 @@ describe('BM25 scores', () => {
   });
 });
 
+describe('lexical ceiling', () => {
+  it('is the BM25 of a chunk holding every query word, a word the KB lacks at the IDF of a word in no chunk', async () => {
+    const { kbId } = await setUp();
+    const query = 'Which falcon hunts penguins?';
+    const terms = (await sql<{ lexeme: string }>`select lexeme from unnest(to_tsvector('english', ${query}))`.execute(t.db)).rows.map((r) => r.lexeme);
+    expect(terms).toContain('penguin');
+    const chunks = await sql<{ tsv: string }>`select tsv::text as tsv from chunks where kb_id = ${kbId}`.execute(t.db);
+    const n = chunks.rows.length;
+    const df = (term: string) => chunks.rows.filter((c) => c.tsv.includes(`'${term}'`)).length;
+    expect(df('penguin')).toBe(0);
+    const idf = (d: number) => Math.log(1 + (n - d + 0.5) / (d + 0.5));
+    const kb = await t.db.selectFrom('knowledge_bases').select(['id', 'embedding_model']).where('id', '=', kbId).executeTakeFirstOrThrow();
+    const retrieval = await retrieve(t.deps, kb, query, { topK: 3 });
+    expect(retrieval.lexicalCeiling).toBeCloseTo((BM25.k1 + 1) * terms.reduce((sum, term) => sum + idf(df(term)), 0), 9);
+    for (const c of retrieval.chunks) expect(c.lexical).toBeLessThan(retrieval.lexicalCeiling!);
+  });
+});
+
 describe('fusion in SQL', () => {
   it('ranks and scores exactly as fuse() does over the same candidates', async () => {
     const { kbId } = await setUp();

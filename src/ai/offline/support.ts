@@ -6,18 +6,34 @@
  *
  * Support of a passage = the share of the question's content (IDF-weighted over the passages'
  * sentences, so a word no passage has weighs most) found in the passage or its source line
- * (title, headings), plus half its cosine similarity to the question. The question is covered when
- * the best passage reaches MIN_SUPPORT. Calibrated on the earnings-call questions, a SQuAD sample
- * and off-topic questions against four corpora with the offline embeddings
- * (bench/research/tune-answerer.ts, docs/answers.md); the scale of another embedding model's
+ * (title, headings), plus twice its cosine similarity to the question, plus its BM25 score as a
+ * share of the question's ceiling (the score of a chunk holding every question word, where a word
+ * the whole KB lacks counts at full IDF: retrieve.ts `lexicalCeiling`). The three disagree on
+ * off-topic questions: the passage words that match are the KB's common ones ("new", "days"),
+ * the rare words that say what the question is about ("leave", "maternity", "fertiliser") are
+ * missing or absent from the KB, and the passage means something else. The question is covered
+ * when the best passage reaches MIN_SUPPORT.
+ *
+ * Calibrated on the earnings-call questions, a SQuAD sample and 25 off-topic questions against
+ * four corpora with the offline embeddings, checked on 25 held-out off-topic questions
+ * (bench/research/offtopic-gate.ts, docs/answers.md); the scale of another embedding model's
  * cosines differs, so the gate is only for the offline answerer (an LLM judges relevance itself).
  */
 import { splitSentences, tokenize } from './text';
 
-export const MIN_SUPPORT = 0.65;
-const DENSE_WEIGHT = 0.5;
+export const MIN_SUPPORT = 1.68;
+const DENSE_WEIGHT = 2;
 
-export function passageSupport(question: string, passages: Array<{ text: string; source?: string; dense?: number }>): number[] {
+export type SupportPassage = {
+  text: string;
+  source?: string;
+  /** Cosine similarity to the question. */
+  dense?: number;
+  /** BM25 score (retrieve.ts), read against the question's lexical ceiling. */
+  lexical?: number;
+};
+
+export function passageSupport(question: string, passages: SupportPassage[], lexicalCeiling = 0): number[] {
   const qTerms = [...new Set(tokenize(question).filter((t) => !t.stop).map((t) => t.stem))];
   if (qTerms.length === 0) return passages.map(() => 0);
   const sentenceStems: Array<Set<string>> = [];
@@ -41,10 +57,11 @@ export function passageSupport(question: string, passages: Array<{ text: string;
   const total = weight.reduce((a, b) => a + b, 0);
   return passages.map((p, i) => {
     const covered = qTerms.reduce((a, t, k) => a + (passageStems[i]!.has(t) ? weight[k]! : 0), 0) / total;
-    return covered + DENSE_WEIGHT * Math.max(0, p.dense ?? 0);
+    const lexicalShare = lexicalCeiling > 0 ? Math.max(0, p.lexical ?? 0) / lexicalCeiling : 0;
+    return covered + DENSE_WEIGHT * Math.max(0, p.dense ?? 0) + lexicalShare;
   });
 }
 
-export function passagesCoverQuestion(question: string, passages: Array<{ text: string; source?: string; dense?: number }>): boolean {
-  return Math.max(0, ...passageSupport(question, passages)) >= MIN_SUPPORT;
+export function passagesCoverQuestion(question: string, passages: SupportPassage[], lexicalCeiling = 0): boolean {
+  return Math.max(0, ...passageSupport(question, passages, lexicalCeiling)) >= MIN_SUPPORT;
 }

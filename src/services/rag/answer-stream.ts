@@ -53,7 +53,13 @@ export async function* answerStream(
   const passages = answerPassages(retrieval);
   // The extractive offline answerer matches words, so it is told no when no passage holds the
   // question's content; an LLM judges that from the passages itself.
-  const covered = !offline || passagesCoverQuestion(question, passages.map((p, i) => ({ ...p, dense: retrieval.chunks[i]!.dense })));
+  const covered =
+    !offline ||
+    passagesCoverQuestion(
+      question,
+      passages.map((p, i) => ({ ...p, dense: retrieval.chunks[i]!.dense, lexical: retrieval.chunks[i]!.lexical })),
+      retrieval.lexicalCeiling,
+    );
   if (!retrieval.confident || retrieval.chunks.length === 0 || !covered) {
     yield { type: 'sources', citations: [] };
     yield { type: 'delta', text: NOT_FOUND_ANSWER };

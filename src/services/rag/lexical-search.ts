@@ -32,24 +32,29 @@ export type QueryTerm = { lexeme: string; df: number; idf: number };
 
 /**
  * What BM25 needs to know about one query in one KB; null when no query term occurs in the KB.
- * Candidates hold any of `generators`, or all of them when `together`.
+ * Candidates hold any of `generators`, or all of them when `together`. `ceiling` is the score of a
+ * chunk holding every query word many times over, the words the KB lacks counted at the IDF of a
+ * word in no chunk: what a chunk's score is measured against when judging whether the KB holds
+ * the question at all (the offline refusal gate), not used for ranking.
  */
-export type LexicalQuery = { terms: QueryTerm[]; generators: QueryTerm[]; together: boolean; avgdl: number };
+export type LexicalQuery = { terms: QueryTerm[]; generators: QueryTerm[]; together: boolean; avgdl: number; ceiling: number };
+
+const idfOf = (df: number, chunks: number) => Math.log(1 + (chunks - df + 0.5) / (df + 0.5));
 
 export async function lexicalQuery(db: Db, kbId: KbId, query: string): Promise<LexicalQuery | null> {
   // The KB id is a literal for the plan Postgres may cache (PREPARED in db/connect.ts).
-  const { rows } = await sql<{ lexeme: string; df: number; chunks: number; tokens: number }>`${sql.raw(PREPARED)}
-    select l.lexeme, l.df, t.chunks::float8 as chunks, t.tokens::float8 as tokens
+  const { rows } = await sql<{ lexeme: string; df: number | null; chunks: number; tokens: number }>`${sql.raw(PREPARED)}
+    select u.lexeme, l.df, t.chunks::float8 as chunks, t.tokens::float8 as tokens
     from unnest(to_tsvector('english', ${query})) u
-    join kb_lexicon l on l.kb_id = ${sql.lit(kbId)} and l.lexeme = u.lexeme
     join kb_lexicon_totals t on t.kb_id = ${sql.lit(kbId)}
-    where l.df > 0 and t.chunks > 0`.execute(db);
-  if (rows.length === 0) return null;
+    left join kb_lexicon l on l.kb_id = ${sql.lit(kbId)} and l.lexeme = u.lexeme
+    where t.chunks > 0`.execute(db);
+  const found = rows.filter((r): r is typeof r & { df: number } => r.df !== null && r.df > 0);
+  if (found.length === 0) return null;
   const n = rows[0]!.chunks;
-  const terms = rows
-    .map((r) => ({ lexeme: r.lexeme, df: r.df, idf: Math.log(1 + (n - r.df + 0.5) / (r.df + 0.5)) }))
-    .sort((a, b) => a.df - b.df);
-  return { terms, ...candidateGenerators(terms, n), avgdl: Math.max(1, rows[0]!.tokens / n) };
+  const terms = found.map((r) => ({ lexeme: r.lexeme, df: r.df, idf: idfOf(r.df, n) })).sort((a, b) => a.df - b.df);
+  const ceiling = (BM25.k1 + 1) * rows.reduce((sum, r) => sum + idfOf(r.df ?? 0, n), 0);
+  return { terms, ...candidateGenerators(terms, n), avgdl: Math.max(1, rows[0]!.tokens / n), ceiling };
 }
 
 /** Which of a query's terms (sorted rarest first) pick the candidates, in a KB of `kbChunks` chunks. */

@@ -9,7 +9,7 @@ import { HNSW_EF_SEARCH, PREPARED } from '../../../db/connect';
 import type { KnowledgeBase } from '../../../db/types';
 import type { ChunkId, DocumentId, KbId } from '../../ids';
 import { DEFAULT_FUSION, fusedScoreSql, publishedScore, type Candidate, type FusionWeights } from './fuse';
-import { bm25Sql, candidateSql, lengthNormSql, lexicalQuery } from './lexical-search';
+import { bm25Sql, candidateSql, lengthNormSql, lexicalQuery, type LexicalQuery } from './lexical-search';
 import { documentEvidence } from './document-evidence';
 import { titleBoosts } from './title-boost';
 import { nearestSql, queryVectorSql, similaritySql, type QueryVector } from './vector-search';
@@ -33,7 +33,17 @@ export type RetrievedChunk = {
   dense: number;
 };
 
-export type Retrieval = { chunks: RetrievedChunk[]; confident: boolean };
+/** One candidate of the fused pool as it left the database (before title and document re-ranking). */
+export type PoolScore = { lexical: number; dense: number; fused: number };
+
+/**
+ * Absent where a retrieval is built by hand. `lexicalCeiling`: the BM25 score of a chunk holding
+ * every question word (LexicalQuery.ceiling), 0 when no question word is in the KB, read by the
+ * offline refusal gate (src/ai/offline/support.ts). `pool`: every candidate's scores as they left
+ * the database, for the reports bench's dump (how much the top passages stand out, measured in
+ * docs/answers.md and not used by the gate).
+ */
+export type Retrieval = { chunks: RetrievedChunk[]; confident: boolean; pool?: PoolScore[]; lexicalCeiling?: number };
 
 /**
  * The statement's text varies with the KB, the number of query words and the candidate pool (those
@@ -87,9 +97,9 @@ async function searchChunks(
   query: string,
   vector: QueryVector | null,
   opts: { pool: number; lexical: boolean; weights: FusionWeights; limit: number },
-): Promise<SearchRow[]> {
+): Promise<{ rows: SearchRow[]; lexical: LexicalQuery | null }> {
   const lexical = opts.lexical ? await lexicalQuery(db, kbId, query) : null;
-  if (!lexical && !vector) return [];
+  if (!lexical && !vector) return { rows: [], lexical };
   // A chunk embedded by another model (mid re-embedding) has no comparable vector: dense 0.
   const dense = (chunk: string) =>
     vector
@@ -132,7 +142,7 @@ async function searchChunks(
     join chunks c on c.ctid = f.heap_tid and c.kb_id = ${sql.lit(kbId)}
     join documents d on d.id = c.document_id
     order by f.fused desc, f.id`.execute(db);
-  return rows;
+  return { rows, lexical };
 }
 
 export type CandidateScores = { candidates: Candidate<ChunkId>[]; lexicalHits: number; bestSimilarity: number };
@@ -148,7 +158,7 @@ export async function scoreCandidates(
   vector: QueryVector | null,
   opts: { pool: number; lexical: boolean },
 ): Promise<CandidateScores> {
-  const rows = await searchChunks(db, kbId, query, vector, { ...opts, weights: DEFAULT_FUSION, limit: 2 * opts.pool });
+  const { rows } = await searchChunks(db, kbId, query, vector, { ...opts, weights: DEFAULT_FUSION, limit: 2 * opts.pool });
   return {
     candidates: rows.map((r) => ({ id: r.id, lexical: r.lexical, dense: r.dense })),
     lexicalHits: rows[0]?.lexical_hits ?? 0,
@@ -171,7 +181,7 @@ export async function retrieve(
   const pool = candidatePool(opts.topK);
   // The fused top `pool` (not only top_k) leave the database so that document titles and the
   // document-level evidence can re-rank them.
-  const fusedRows = await searchChunks(deps.db, kb.id, query, provider && embedding ? { model: provider.id, embedding } : null, {
+  const { rows: fusedRows, lexical } = await searchChunks(deps.db, kb.id, query, provider && embedding ? { model: provider.id, embedding } : null, {
     pool,
     lexical: mode !== 'dense',
     weights,
@@ -201,5 +211,10 @@ export async function retrieve(
     dense: r.dense,
   }));
   timer();
-  return { chunks, confident };
+  return {
+    chunks,
+    confident,
+    pool: fusedRows.map((r) => ({ lexical: r.lexical, dense: r.dense, fused: r.fused })),
+    lexicalCeiling: lexical?.ceiling ?? 0,
+  };
 }

@@ -1,0 +1,57 @@
+/**
+ * The offline refusal gate (src/ai/offline/support.ts) end to end through POST /api/rag/search,
+ * over the ten earnings calls of the shared data: questions for an employee handbook share the
+ * calls' common words ("days", "new employees", "customer visits") while their rare ones ("leave",
+ * "dress") are missing or absent from the KB, and are refused; what the calls hold is answered.
+ * Both off-topic questions were answered with the gate of coverage + 0.5 x cosine >= 0.65.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NOT_FOUND_ANSWER } from '../../src/ai/prompts';
+import { restClient } from '../helpers/api-client';
+import { createOrgWithKey } from '../helpers/factories';
+import { runQueuedJobs } from '../helpers/jobs';
+import { createTestApp, type TestApp } from '../helpers/test-app';
+import { uploadFile } from '../helpers/upload';
+
+const CALLS = path.resolve(import.meta.dirname, '../../../shared/data/earnings-calls/docs');
+
+let t: TestApp;
+let search: (query: string) => Promise<{ answer: string; citations: Array<{ filename: string }> }>;
+beforeAll(async () => {
+  t = await createTestApp();
+  const { api_key } = await createOrgWithKey(t.deps);
+  const api = restClient(t.app, api_key);
+  const kbId = (await api.post('/api/kbs', { name: 'Earnings calls' })).body.kb.id;
+  for (const name of readdirSync(CALLS).filter((f) => f.endsWith('.pdf'))) {
+    const upload = await uploadFile(t.app, api_key, kbId, { name, bytes: readFileSync(path.join(CALLS, name)), type: 'application/pdf' });
+    expect(upload.status).toBe(202);
+  }
+  await runQueuedJobs(t);
+  search = async (query) => {
+    const res = await api.post('/api/rag/search', { kb_id: kbId, query });
+    expect(res.status).toBe(200);
+    return res.body;
+  };
+}, 120_000);
+afterAll(async () => {
+  await t?.close();
+});
+
+describe('offline refusal gate', () => {
+  it.each(['How many days of leave do new employees get?', 'What is the dress code for customer visits?'])(
+    'refuses a question the calls only share common words with: %s',
+    async (question) => {
+      const res = await search(question);
+      expect(res.answer).toBe(NOT_FOUND_ANSWER);
+      expect(res.citations).toEqual([]);
+    },
+  );
+
+  it('answers what the calls hold', async () => {
+    const res = await search('What were product revenues in Q2 2022?');
+    expect(res.answer).toContain('$255 million');
+    expect(res.citations[0]!.filename).toBe('Q2 2022 Snowflake Inc. Earnings Call - Snowflake Inc - BamSEC.pdf');
+  });
+});
