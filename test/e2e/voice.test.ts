@@ -475,8 +475,10 @@ describe('voice refusals and stops, as the visitor sees them', () => {
     expect(await w(page, '.voice').isVisible()).toBe(true);
 
     // Hidden for longer: the microphone track ends after the 1 s limit, the recording stops.
-    await setVisibility(page, 'hidden');
+    // Taken before hiding: the page's timer starts inside setVisibility, so this clock's interval
+    // is never shorter than the page's own (taken after, it read 998 ms in CI).
     const hiddenAt = Date.now();
+    await setVisibility(page, 'hidden');
     await expect.poll(() => micTrackStates(page), { timeout: 10_000, interval: 50 }).toEqual(['ended']);
     const stoppedAfterMs = Date.now() - hiddenAt;
     expect(stoppedAfterMs).toBeGreaterThanOrEqual(1_000);
