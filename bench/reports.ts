@@ -32,6 +32,7 @@ import { ingestUrl } from '../src/services/documents/ingest-url';
 import { createKb } from '../src/services/kbs/create-kb';
 import { createOrg } from '../src/services/orgs/create-org';
 import { answerPassages, collectAnswer } from '../src/services/rag/answer-stream';
+import type { DumpedQuestion } from './lib/reports-dump';
 import { writeFileSync } from 'node:fs';
 import { retrieve } from '../src/services/rag/retrieve';
 import { startSearch } from '../src/services/rag/search';
@@ -87,24 +88,8 @@ async function uploadAll(ctx: ServiceContext, name: string, files: Array<{ filen
   return { kb: kbRow, docName };
 }
 
-type Dumped = {
-  kind: 'answerable' | 'unanswerable' | 'off-topic' | 'held-out' | 'squad';
-  corpus: string;
-  question: string;
-  want?: string;
-  answers?: string[];
-  confident: boolean;
-  passages: ReturnType<typeof answerPassages>;
-  files: string[];
-  /** Each passage's BM25, cosine and published score, as retrieval returned them. */
-  scores: Array<{ lexical: number; dense: number; score: number }>;
-  pool: NonNullable<Awaited<ReturnType<typeof retrieve>>['pool']>;
-  lexicalCeiling: number;
-  /** The question's lexemes with their chunk frequency in the KB (0: absent), and the KB's chunk count. */
-  lexicon: { chunks: number; terms: Array<{ lexeme: string; df: number }> };
-};
-const dumped: Dumped[] = [];
-const dump = async (kb: Parameters<typeof retrieve>[1], docName: Map<string, string> | null, d: Pick<Dumped, 'kind' | 'corpus' | 'question' | 'want' | 'answers'>) => {
+const dumped: DumpedQuestion[] = [];
+const dump = async (kb: Parameters<typeof retrieve>[1], docName: Map<string, string> | null, d: Pick<DumpedQuestion, 'kind' | 'corpus' | 'question' | 'want' | 'answers'>) => {
   if (!values.dump) return;
   const retrieval = await retrieve(rt.deps, kb, d.question, { topK: 5 });
   const { rows } = await sql<{ lexeme: string; df: number | null; chunks: number | null }>`

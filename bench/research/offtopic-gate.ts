@@ -5,31 +5,15 @@
  * candidate signals, so a rule separating off-topic questions from answerable ones can be chosen.
  *   node --import tsx bench/research/offtopic-gate.ts FILE
  */
-import { readFileSync } from 'node:fs';
 import { answerFromPassages } from '../../src/ai/offline/answerer';
-import type { AnswerPassage } from '../../src/ai/prompts';
 import { passageSupport, MIN_SUPPORT } from '../../src/ai/offline/support';
 import { containsAnswer } from '../lib/squad';
+import { readReportsDump } from '../lib/reports-dump';
 
-type Dumped = {
-  kind: string;
-  corpus: string;
-  question: string;
-  want?: string;
-  answers?: string[];
-  confident: boolean;
-  passages: AnswerPassage[];
-  files: string[];
-  scores: Array<{ lexical: number; dense: number; score: number }>;
-  pool: Array<{ lexical: number; dense: number; fused: number }>;
-  lexicon: { chunks: number; terms: Array<{ lexeme: string; df: number }> };
-  lexicalCeiling?: number;
-};
-const rows = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as Dumped[];
+const rows = readReportsDump(process.argv[2]!);
 const k1 = 0.6;
 const out: Array<Record<string, unknown>> = [];
 for (const r of rows) {
-  r.passages = r.passages.map((p, i) => ({ ...p, document: p.document ?? r.files[i] }));
   if (!r.confident || r.passages.length === 0) continue;
   const sup = passageSupport(r.question, r.passages.map((p, i) => ({ ...p, dense: r.scores[i]!.dense })));
   const best = Math.max(...sup);

@@ -3,35 +3,15 @@
  * weighs by its IDF in the whole KB (from the dumped lexicon), not in the five passages.
  *   node --import tsx bench/research/offtopic-kbidf.ts FILE
  */
-import { readFileSync } from 'node:fs';
 import { answerFromPassages } from '../../src/ai/offline/answerer';
-import type { AnswerPassage } from '../../src/ai/prompts';
 import { passageSupport, MIN_SUPPORT } from '../../src/ai/offline/support';
 import { splitSentences, tokenize } from '../../src/ai/offline/text';
 import { containsAnswer } from '../lib/squad';
+import { cosine, readReportsDump } from '../lib/reports-dump';
 import { createLocalEmbeddingProvider } from '../../src/ai/embeddings';
 
-type Dumped = {
-  kind: string;
-  corpus: string;
-  question: string;
-  want?: string;
-  answers?: string[];
-  confident: boolean;
-  passages: AnswerPassage[];
-  files: string[];
-  scores: Array<{ lexical: number; dense: number; score: number }>;
-  lexicon: { chunks: number; terms: Array<{ lexeme: string; df: number }> };
-};
 const embedder = createLocalEmbeddingProvider();
-const cosine = (x: Float32Array, y: Float32Array) => {
-  let d = 0;
-  let p = 0;
-  let q = 0;
-  for (let i = 0; i < x.length; i++) (d += x[i]! * y[i]!), (p += x[i]! ** 2), (q += y[i]! ** 2);
-  return d / Math.sqrt(p * q);
-};
-const rows = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as Dumped[];
+const rows = readReportsDump(process.argv[2]!);
 // Postgres' Snowball lexeme of a word, approximated from the question's own lexemes: a prefix (y -> i).
 const lexemeOf = (word: string, lexemes: string[]) =>
   lexemes
@@ -39,7 +19,6 @@ const lexemeOf = (word: string, lexemes: string[]) =>
     .sort((a, b) => b.length - a.length)[0];
 const out: Array<Record<string, unknown>> = [];
 for (const r of rows) {
-  r.passages = r.passages.map((p, i) => ({ ...p, document: p.document ?? r.files[i] }));
   if (!r.confident || r.passages.length === 0) continue;
   const sup = passageSupport(r.question, r.passages.map((p, i) => ({ ...p, dense: r.scores[i]!.dense })));
   const best = Math.max(...sup);

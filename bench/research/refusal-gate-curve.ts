@@ -6,28 +6,16 @@
  * gold, off-topic and held-out off-topic questions (docs/answers.md, row 10).
  *   node --import tsx bench/research/refusal-gate-curve.ts FILE
  */
-import { readFileSync } from 'node:fs';
 import { answerFromPassages } from '../../src/ai/offline/answerer';
 import { passageSupport } from '../../src/ai/offline/support';
-import type { AnswerPassage } from '../../src/ai/prompts';
 import { containsAnswer } from '../lib/squad';
+import { readReportsDump } from '../lib/reports-dump';
 
-type Dumped = {
-  kind: string;
-  question: string;
-  want?: string;
-  answers?: string[];
-  confident: boolean;
-  passages: AnswerPassage[];
-  files: string[];
-  scores: Array<{ lexical: number; dense: number }>;
-  lexicalCeiling: number;
-};
 type Row = { kind: string; parts: Array<[coverage: number, cosine: number, bm25Share: number]>; good: boolean };
 
 const rows: Row[] = [];
-for (const r of JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as Dumped[]) {
-  const passages = r.passages.map((p, i) => ({ ...p, document: p.document ?? r.files[i] }));
+for (const r of readReportsDump(process.argv[2]!)) {
+  const { passages } = r;
   if (!r.confident || passages.length === 0) continue;
   const answer = answerFromPassages(r.question, passages);
   if (answer.refused) continue;

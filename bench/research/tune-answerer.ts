@@ -4,42 +4,21 @@
  * every kind of question at once (answerable earnings-call questions, unanswerable and off-topic
  * ones, a SQuAD sample). `node --import tsx bench/research/tune-answerer.ts FILE [--verbose]`
  */
-import { readFileSync } from 'node:fs';
 import { answerFromPassages } from '../../src/ai/offline/answerer';
-import type { AnswerPassage } from '../../src/ai/prompts';
 import { containsAnswer } from '../lib/squad';
+import { cosine, readReportsDump, type ReadQuestion } from '../lib/reports-dump';
 import { createLocalEmbeddingProvider } from '../../src/ai/embeddings';
 import { passagesCoverQuestion } from '../../src/ai/offline/support';
 
 // Older dumps have no scores: the passages' similarity is then recomputed with the offline model (without the title prefix).
 const embedder = createLocalEmbeddingProvider();
-const cosine = (a: Float32Array, b: Float32Array) => {
-  let d = 0;
-  let x = 0;
-  let y = 0;
-  for (let i = 0; i < a.length; i++) (d += a[i]! * b[i]!), (x += a[i]! ** 2), (y += b[i]! ** 2);
-  return d / Math.sqrt(x * y);
-};
 
-type Dumped = {
-  kind: string;
-  corpus: string;
-  question: string;
-  want?: string;
-  answers?: string[];
-  confident: boolean;
-  passages: AnswerPassage[];
-  files: string[];
-  scores?: Array<{ lexical: number; dense: number }>;
-  lexicalCeiling?: number;
-};
-const rows = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as Dumped[];
+const rows: ReadQuestion[] = readReportsDump(process.argv[2]!);
 const verbose = process.argv.includes('--verbose');
 const stats: Record<string, { n: number; answered: number; good: number }> = {};
 // LEAD=x overrides the answerer's bonus for the first passage's document.
 const options = process.env.LEAD ? { leadDocumentBonus: Number(process.env.LEAD) } : {};
 for (const r of rows) {
-  r.passages = r.passages.map((p, i) => ({ ...p, document: p.document ?? r.files[i] }));
   const key = r.kind === 'off-topic' || r.kind === 'held-out' ? `${r.kind} ${r.corpus}` : r.kind;
   const s = (stats[key] ??= { n: 0, answered: 0, good: 0 });
   s.n++;
