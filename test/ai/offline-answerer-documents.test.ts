@@ -11,15 +11,18 @@ import { buildAnswerPrompt, passageSource, type AnswerPassage } from '../../src/
 
 const passage = (marker: number, document: string, text: string): AnswerPassage => ({ marker, document, source: `${document}.pdf`, text });
 
+/** Five passages of three calls; only the first says what Northwind did for Acme. */
+const CALLS: Array<[document: string, text: string]> = [
+  ['Q3 2021 Acme call', 'Northwind has driven a lot of new interest in the combined Acme offerings.'],
+  ['Q3 2021 Acme call', 'The connector for Acme is now generally available to every customer.'],
+  ['Q4 2020 Acme call', 'Partners such as Northwind or Contoso make Acme data easier to use for the mass market.'],
+  ['Q1 2023 Acme call', 'What are you seeing in terms of the negative effect at Acme that you discussed right now? Acme rolled out the scheduler in January.'],
+  ['Q1 2023 Acme call', 'Acme expects the scheduler to lower consumption for a quarter.'],
+];
+
 describe('offline answerer over documents of one series', () => {
   it('answers about the name the question gives, not a sentence that shares only its other word', () => {
-    const passages = [
-      passage(1, 'Q3 2021 Acme call', 'Northwind has driven a lot of new interest in the combined Acme offerings.'),
-      passage(2, 'Q3 2021 Acme call', 'The connector for Acme is now generally available to every customer.'),
-      passage(3, 'Q4 2020 Acme call', 'Partners such as Northwind or Contoso make Acme data easier to use for the mass market.'),
-      passage(4, 'Q1 2023 Acme call', 'What are you seeing in terms of the negative effect at Acme that you discussed right now? Acme rolled out the scheduler in January.'),
-      passage(5, 'Q1 2023 Acme call', 'Acme expects the scheduler to lower consumption for a quarter.'),
-    ];
+    const passages = CALLS.map(([document, text], i) => passage(i + 1, document, text));
     const answer = answerFromPassages('What impact has Northwind had on Acme?', passages);
     expect(answer.refused).toBe(false);
     expect(answer.markers[0]).toBe(1);
@@ -29,13 +32,7 @@ describe('offline answerer over documents of one series', () => {
   it('tells the documents apart through the prompt, where only the source lines say them', async () => {
     // As answer-stream.ts numbers them: no `document` reaches the model, only "file, page N".
     const onPage = (marker: number, file: string, text: string): AnswerPassage => ({ marker, source: passageSource({ name: `${file}.pdf`, page: 10 + marker }), text });
-    const passages = [
-      onPage(1, 'Q3 2021 Acme call', 'Northwind has driven a lot of new interest in the combined Acme offerings.'),
-      onPage(2, 'Q3 2021 Acme call', 'The connector for Acme is now generally available to every customer.'),
-      onPage(3, 'Q4 2020 Acme call', 'Partners such as Northwind or Contoso make Acme data easier to use for the mass market.'),
-      onPage(4, 'Q1 2023 Acme call', 'What are you seeing in terms of the negative effect at Acme that you discussed right now? Acme rolled out the scheduler in January.'),
-      onPage(5, 'Q1 2023 Acme call', 'Acme expects the scheduler to lower consumption for a quarter.'),
-    ];
+    const passages = CALLS.map(([file, text], i) => onPage(i + 1, file, text));
     const { system, messages } = buildAnswerPrompt({ question: 'What impact has Northwind had on Acme?', passages });
     const { text } = await generateText({ model: createOfflineModel(), system, messages });
     expect(text.startsWith('Northwind has driven a lot of new interest in the combined Acme offerings [1].')).toBe(true);
