@@ -34,7 +34,8 @@ import { createOrg } from '../src/services/orgs/create-org';
 import { answerPassages, collectAnswer } from '../src/services/rag/answer-stream';
 import type { DumpedQuestion } from './lib/reports-dump';
 import { writeFileSync } from 'node:fs';
-import { retrieve } from '../src/services/rag/retrieve';
+import { candidatePool, retrieve, scoreCandidates } from '../src/services/rag/retrieve';
+import { fuse } from '../src/services/rag/fuse';
 import { startSearch } from '../src/services/rag/search';
 import { openBenchRuntime, type BenchDb } from './lib/bench-runtime';
 import { OFF_TOPIC, OFF_TOPIC_HELD_OUT } from './lib/off-topic';
@@ -92,6 +93,10 @@ const dumped: DumpedQuestion[] = [];
 const dump = async (kb: Parameters<typeof retrieve>[1], docName: Map<string, string> | null, d: Pick<DumpedQuestion, 'kind' | 'corpus' | 'question' | 'want' | 'answers'>) => {
   if (!values.dump) return;
   const retrieval = await retrieve(rt.deps, kb, d.question, { topK: 5 });
+  // The whole candidate pool, fused as retrieval fuses it (how much the top passages stand out).
+  const provider = rt.deps.embeddings.get(kb.embedding_model);
+  const vector = provider ? { model: provider.id, embedding: await provider.embedQuery(d.question) } : null;
+  const { candidates } = await scoreCandidates(rt.deps.db, kb.id, d.question, vector, { pool: candidatePool(5), lexical: true });
   const { rows } = await sql<{ lexeme: string; df: number | null; chunks: number | null }>`
     select u.lexeme, l.df, (select t.chunks::float8 from kb_lexicon_totals t where t.kb_id = ${kb.id}) as chunks
     from unnest(to_tsvector('english', ${d.question})) u
@@ -102,7 +107,7 @@ const dump = async (kb: Parameters<typeof retrieve>[1], docName: Map<string, str
     passages: answerPassages(retrieval),
     files: retrieval.chunks.map((c) => docName?.get(c.doc_id) ?? c.doc_id),
     scores: retrieval.chunks.map((c) => ({ lexical: c.lexical, dense: c.dense, score: c.score })),
-    pool: retrieval.pool ?? [],
+    pool: fuse(candidates).map(({ lexical, dense, fused }) => ({ lexical, dense, fused })),
     lexicalCeiling: retrieval.lexicalCeiling ?? 0,
     lexicon: { chunks: rows[0]?.chunks ?? 0, terms: rows.map((r) => ({ lexeme: r.lexeme, df: r.df ?? 0 })) },
   });

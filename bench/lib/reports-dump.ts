@@ -17,7 +17,7 @@ export type DumpedQuestion = {
   files: string[];
   /** Each passage's BM25, cosine and published score, as retrieval returned them. */
   scores: Array<{ lexical: number; dense: number; score: number }>;
-  /** The fused candidate pool (Retrieval.pool). */
+  /** The fused candidate pool, best first (retrieve.ts scoreCandidates, then fuse). */
   pool: Array<{ lexical: number; dense: number; fused: number }>;
   lexicalCeiling: number;
   /** The question's lexemes with their chunk frequency in the KB (0: absent), and the KB's chunk count. */

@@ -33,17 +33,12 @@ export type RetrievedChunk = {
   dense: number;
 };
 
-/** One candidate of the fused pool as it left the database (before title and document re-ranking). */
-export type PoolScore = { lexical: number; dense: number; fused: number };
-
 /**
- * Absent where a retrieval is built by hand. `lexicalCeiling`: the BM25 score of a chunk holding
- * every question word (LexicalQuery.ceiling), 0 when no question word is in the KB, read by the
- * offline refusal gate (src/ai/offline/support.ts). `pool`: every candidate's scores as they left
- * the database, for the reports bench's dump (how much the top passages stand out, measured in
- * docs/answers.md and not used by the gate).
+ * `lexicalCeiling`: the BM25 score of a chunk holding every question word (LexicalQuery.ceiling), 0
+ * when no question word is in the KB, read by the offline refusal gate (src/ai/offline/support.ts);
+ * absent where a retrieval is built by hand.
  */
-export type Retrieval = { chunks: RetrievedChunk[]; confident: boolean; pool?: PoolScore[]; lexicalCeiling?: number };
+export type Retrieval = { chunks: RetrievedChunk[]; confident: boolean; lexicalCeiling?: number };
 
 /**
  * The statement's text varies with the KB, the number of query words and the candidate pool (those
@@ -211,10 +206,5 @@ export async function retrieve(
     dense: r.dense,
   }));
   timer();
-  return {
-    chunks,
-    confident,
-    pool: fusedRows.map((r) => ({ lexical: r.lexical, dense: r.dense, fused: r.fused })),
-    lexicalCeiling: lexical?.ceiling ?? 0,
-  };
+  return { chunks, confident, lexicalCeiling: lexical?.ceiling ?? 0 };
 }
