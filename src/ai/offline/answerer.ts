@@ -19,7 +19,7 @@
  * passages ranked first by retrieval.
  */
 import { NOT_FOUND_ANSWER, type AnswerPassage } from '../prompts';
-import { MONTHS, WEEKDAYS, STOPWORDS, isNumberWord, splitSentences, tokenize, type Token } from './text';
+import { MONTHS, WEEKDAYS, STOPWORDS, asksAbout, isNumberWord, splitSentences, tokenize, type Token } from './text';
 
 export type QuestionType = 'date' | 'duration' | 'number' | 'person' | 'place' | 'reason' | 'other';
 
@@ -274,7 +274,7 @@ export function answerFromPassages(question: string, passages: AnswerPassage[], 
   const qTokens = tokenize(question);
   const qLower = new Set(qTokens.map((t) => t.lower));
   // The adjective of "how long/many/much..." belongs to the wh-phrase, not to the topic.
-  const qContent = qTokens.filter((t, i) => !t.stop && !(qTokens[i - 1]?.lower === 'how' && HOW_ADJECTIVES.has(t.lower)));
+  const qContent = qTokens.filter((t, i) => asksAbout(t) && !(qTokens[i - 1]?.lower === 'how' && HOW_ADJECTIVES.has(t.lower)));
   const qTerms = [...new Set(qContent.map((t) => t.stem))];
   if (qTerms.length === 0 || passages.length === 0) return refusal([]);
 

@@ -34,6 +34,16 @@ export const STOPWORDS = new Set(
     .filter(Boolean),
 );
 
+// How a request is put, not what it asks about: "Please list all of the conclusions from the times
+// Snowflake has discussed Snowpark" is about Snowflake and Snowpark, and no passage says "conclusions".
+export const REQUEST_WORDS = new Set(
+  `please list summarize summarise summary overview outline describe described explain conclusion conclusions
+  discuss discussed discusses mention mentioned mentions times status`.split(/\s+/),
+);
+
+/** Whether a question's word says what it asks about (not a function word, not the request's framing). */
+export const asksAbout = (t: Token): boolean => !t.stop && !REQUEST_WORDS.has(t.lower);
+
 const WORD_RE = /[\p{L}\p{N}]+(?:[-‐][\p{L}\p{N}]+)*(?:['’][\p{L}]+)?/gu;
 
 function makeToken(raw: string, start: number): Token {
