@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NOT_FOUND_ANSWER } from '../../src/ai/prompts';
 import type { DocumentId } from '../../src/ids';
 import { restClient } from '../helpers/api-client';
 import { createOrgWithKey } from '../helpers/factories';
@@ -51,6 +52,11 @@ describe('crawling a site', () => {
     expect(answer.status).toBe(200);
     expect(answer.body.citations.length).toBeGreaterThan(0);
     expect(answer.body.citations[0].url).toMatch(new RegExp(`^${site.origin}/`));
+
+    // A question for an employee handbook, asked of regular-expression manuals, was once answered
+    // from an unrelated passage at score 0.78.
+    const offTopic = await api.post('/api/rag/search', { kb_id: kbId, query: 'How many days of leave do new employees get?' });
+    expect(offTopic.body).toMatchObject({ answer: NOT_FOUND_ANSWER, citations: [] });
   });
 });
 
