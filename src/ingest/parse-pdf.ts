@@ -289,6 +289,9 @@ async function readOutline(pdf: PdfDocument): Promise<OutlineEntry[]> {
 
 async function openPdf(bytes: Uint8Array): Promise<PdfDocument> {
   const inflation = await checkPdfInflation(bytes);
+  if (!inflation.ok && inflation.reason === 'unreadable_filter') {
+    throw new PermanentIngestError('pdf_damaged', 'The PDF cannot be checked safely: a stream names its filters through a compressed object.');
+  }
   if (!inflation.ok) {
     const { maxStreamBytes, maxTotalBytes } = pdfInflationLimits(bytes.length);
     const limit = inflation.reason === 'stream_too_large' ? `one of its streams inflates beyond ${maxStreamBytes / MB} MB` : `its streams inflate beyond ${Math.round(maxTotalBytes / MB)} MB`;

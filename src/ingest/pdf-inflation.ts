@@ -1,13 +1,24 @@
 /**
- * pdf.js inflates each stream it reads whole and keeps it while it works on the page: a 400 KB PDF
+ * pdf.js decodes each stream it reads whole and keeps it while it works on the page: a 400 KB PDF
  * whose one content stream inflates to 400 MB took 1 GB of memory and 9 s, and a 25 MB upload could
- * inflate to gigabytes. Before pdf.js sees a PDF, its Flate streams are inflated once here, counted
- * and dropped, and the document is refused past a per-stream or a whole-document budget.
+ * expand to gigabytes (Flate ~1000:1, LZW ~2500:1, RunLength 64:1). Before pdf.js sees a PDF, every
+ * stream is decoded once here through its filter chain, counted and dropped, and the document is
+ * refused past a per-stream or a whole-document budget.
+ *
+ * The scan reads the bytes as pdf.js may, not as the cross-reference table says: every `stream`
+ * keyword after a dictionary starts a stream (an object hidden inside another stream's data is
+ * counted too), filter names may be abbreviated ("/Fl") or #-escaped ("/Fl#61teDecode"), and a
+ * stream runs to whichever is later of its /Length and its first `endstream`. A filter given by
+ * reference to an object that cannot be read without parsing (one in a compressed object stream)
+ * cannot be checked, and the document is refused.
  */
-import { inflatedSize } from './inflated-size';
+import { inflateWithin } from './inflated-size';
+import { decodeAscii85, decodeAsciiHex, decodeLzw, decodeRunLength, type Decoded } from './pdf-filters';
 
 export type PdfInflationLimits = { maxStreamBytes: number; maxTotalBytes: number };
-export type PdfInflationCheck = { ok: true; inflatedBytes: number; streams: number } | { ok: false; reason: 'stream_too_large' | 'total_too_large' };
+export type PdfInflationCheck =
+  | { ok: true; inflatedBytes: number; streams: number }
+  | { ok: false; reason: 'stream_too_large' | 'total_too_large' | 'unreadable_filter' };
 
 const MB = 1024 * 1024;
 
@@ -20,45 +31,149 @@ export function pdfInflationLimits(fileBytes: number): PdfInflationLimits {
   return { maxStreamBytes: 128 * MB, maxTotalBytes: Math.min(1024 * MB, Math.max(64 * MB, 40 * fileBytes)) };
 }
 
-const STREAM = Buffer.from('stream');
-const END_STREAM = Buffer.from('endstream');
-const FLATE = '/FlateDecode';
+type Filter = 'flate' | 'lzw' | 'runlength' | 'asciihex' | 'ascii85';
+const FILTERS: Record<string, Filter> = {
+  FlateDecode: 'flate',
+  Fl: 'flate',
+  LZWDecode: 'lzw',
+  LZW: 'lzw',
+  RunLengthDecode: 'runlength',
+  RL: 'runlength',
+  ASCIIHexDecode: 'asciihex',
+  AHx: 'asciihex',
+  ASCII85Decode: 'ascii85',
+  A85: 'ascii85',
+};
 
-/** Each stream's data whose dictionary asks for Flate decoding (first in its filter chain or not). */
-function* flateStreams(pdf: Buffer): Generator<Buffer> {
-  let from = 0;
-  let dictStart = 0;
-  for (;;) {
-    const at = pdf.indexOf(STREAM, from);
-    if (at < 0) return;
-    from = at + STREAM.length;
-    if (at >= 3 && pdf.toString('latin1', at - 3, at) === 'end') {
-      dictStart = from;
-      continue;
+type PdfStream = { data: Buffer; filters: Filter[] | 'unreadable'; earlyChange?: number };
+
+const STREAM_RE = /stream(?:\r\n|\n|\r)/g;
+const END_STREAM = Buffer.from('endstream');
+
+/** The dictionary ending just before `end` (which holds its ">>"), found by balancing << and >>. */
+function dictionaryBefore(text: string, end: number): string | undefined {
+  let depth = 0;
+  for (let i = end - 1; i > 0 && end - i < 64 * 1024; i--) {
+    if (text[i] === '>' && text[i - 1] === '>') (depth++, i--);
+    else if (text[i] === '<' && text[i - 1] === '<') {
+      depth--;
+      i--;
+      if (depth === 0) return text.slice(i, end);
     }
-    let dataStart = from;
-    if (pdf[dataStart] === 0x0d) dataStart++;
-    if (pdf[dataStart] !== 0x0a && pdf[dataStart - 1] !== 0x0d) continue; // "stream" inside other text
-    if (pdf[dataStart] === 0x0a) dataStart++;
-    const end = pdf.indexOf(END_STREAM, dataStart);
-    const dataEnd = end < 0 ? pdf.length : end;
-    const dictionary = pdf.toString('latin1', Math.max(dictStart, at - 4096), at);
-    if (dictionary.includes(FLATE)) yield pdf.subarray(dataStart, dataEnd);
-    from = dictStart = end < 0 ? pdf.length : end + END_STREAM.length;
+  }
+  return undefined;
+}
+
+const unescapeName = (name: string) => name.replace(/#([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+
+/** Where each object written out in the file starts (not those inside compressed object streams). */
+class ObjectIndex {
+  private offsets?: Map<string, number>;
+  constructor(private readonly text: string) {}
+
+  /** The text after `num gen obj`: the start of its value. */
+  value(num: string, gen: string): string | undefined {
+    if (!this.offsets) {
+      this.offsets = new Map();
+      for (const m of this.text.matchAll(/(?<![0-9])(\d+)\s+(\d+)\s+obj\b\s*/g)) {
+        const key = `${Number(m[1])} ${Number(m[2])}`;
+        if (!this.offsets.has(key)) this.offsets.set(key, m.index + m[0].length);
+      }
+    }
+    const at = this.offsets.get(`${Number(num)} ${Number(gen)}`);
+    return at === undefined ? undefined : this.text.slice(at, at + 4096);
   }
 }
 
-/** Damaged streams are not counted: pdf.js cannot inflate them either. */
+/** A /Filter value (a name, an array of names, or a reference to either) as the chain pdf.js decodes. */
+function filterChain(objects: ObjectIndex, dictionary: string): Filter[] | 'unreadable' {
+  const m = /\/Filter\s*(\[[^\]]*\]|\/[^\s/[\]<>()]+|\d+\s+\d+\s+R)/.exec(dictionary);
+  if (!m) return [];
+  let value = m[1]!;
+  const ref = /^(\d+)\s+(\d+)\s+R$/.exec(value);
+  if (ref) {
+    const resolved = /^(\[[^\]]*\]|\/[^\s/[\]<>()]+)/.exec(objects.value(ref[1]!, ref[2]!) ?? '');
+    if (!resolved) return 'unreadable';
+    value = resolved[1]!;
+  }
+  const chain: Filter[] = [];
+  for (const [, raw] of value.matchAll(/\/([^\s/[\]<>()]+)/g)) {
+    const filter = FILTERS[unescapeName(raw!)];
+    // Past an image filter (DCT, JPX, JBIG2, CCITT) the bytes are pixels, bounded by maxImageSize.
+    if (!filter) break;
+    chain.push(filter);
+  }
+  return chain;
+}
+
+/** The stream's declared length, read through a reference when it is one. */
+function declaredLength(objects: ObjectIndex, dictionary: string): number | undefined {
+  const m = /\/Length\s+(\d+)(?:\s+(\d+)\s+R)?/.exec(dictionary);
+  if (!m) return undefined;
+  if (!m[2]) return Number(m[1]);
+  const value = /^(\d+)/.exec(objects.value(m[1]!, m[2]) ?? '');
+  return value ? Number(value[1]) : undefined;
+}
+
+const isWhite = (c: string | undefined) => c === ' ' || c === '\n' || c === '\r' || c === '\t' || c === '\f' || c === '\0';
+
+function* pdfStreams(pdf: Buffer): Generator<PdfStream> {
+  const text = pdf.toString('latin1');
+  const objects = new ObjectIndex(text);
+  for (const m of text.matchAll(STREAM_RE)) {
+    const at = m.index;
+    let dictEnd = at;
+    while (dictEnd > 0 && at - dictEnd < 16 && isWhite(text[dictEnd - 1])) dictEnd--;
+    if (text[dictEnd - 1] !== '>' || text[dictEnd - 2] !== '>') continue; // "endstream", "stream" in text
+    const dictionary = dictionaryBefore(text, dictEnd);
+    if (!dictionary) continue;
+    const dataStart = at + m[0].length;
+    const found = pdf.indexOf(END_STREAM, dataStart);
+    const length = declaredLength(objects, dictionary);
+    const dataEnd = Math.min(pdf.length, Math.max(found < 0 ? pdf.length : found, length === undefined ? 0 : dataStart + length));
+    const early = /\/EarlyChange\s+(\d)/.exec(dictionary);
+    yield { data: pdf.subarray(dataStart, dataEnd), filters: filterChain(objects, dictionary), earlyChange: early ? Number(early[1]) : undefined };
+  }
+}
+
+async function decode(filter: Filter, data: Uint8Array, budget: number, keep: boolean, earlyChange?: number): Promise<Decoded> {
+  switch (filter) {
+    case 'flate': {
+      const inflated = await inflateWithin(data, budget, 'zlib', keep);
+      return inflated === 'too_large' ? inflated : { size: inflated.size, bytes: inflated.bytes };
+    }
+    case 'lzw': {
+      if (earlyChange !== undefined || keep) return decodeLzw(data, budget, keep, earlyChange ?? 1);
+      // Its parameters may be out of reach (a reference): whichever reading expands more.
+      const [a, b] = [decodeLzw(data, budget, false, 1), decodeLzw(data, budget, false, 0)];
+      return a === 'too_large' || b === 'too_large' ? 'too_large' : { size: Math.max(a.size, b.size) };
+    }
+    case 'runlength':
+      return decodeRunLength(data, budget, keep);
+    case 'asciihex':
+      return decodeAsciiHex(data, budget, keep);
+    case 'ascii85':
+      return decodeAscii85(data, budget, keep);
+  }
+}
+
 export async function checkPdfInflation(bytes: Uint8Array, limits: PdfInflationLimits = pdfInflationLimits(bytes.length)): Promise<PdfInflationCheck> {
   const pdf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let total = 0;
   let streams = 0;
-  for (const data of flateStreams(pdf)) {
-    const budget = Math.min(limits.maxStreamBytes, limits.maxTotalBytes - total);
-    const size = await inflatedSize(data, budget, 'zlib');
-    if (size === 'too_large') return { ok: false, reason: budget === limits.maxStreamBytes ? 'stream_too_large' : 'total_too_large' };
-    if (size !== 'damaged') total += size;
-    streams++;
+  for (const stream of pdfStreams(pdf)) {
+    if (stream.filters === 'unreadable') return { ok: false, reason: 'unreadable_filter' };
+    let input: Uint8Array = stream.data;
+    for (const [i, filter] of stream.filters.entries()) {
+      // pdf.js holds every stage of a chain: each counts.
+      const budget = Math.min(limits.maxStreamBytes, limits.maxTotalBytes - total);
+      const keep = i < stream.filters.length - 1;
+      const out = await decode(filter, input, budget, keep, stream.earlyChange);
+      if (out === 'too_large') return { ok: false, reason: budget === limits.maxStreamBytes ? 'stream_too_large' : 'total_too_large' };
+      total += out.size;
+      if (keep) input = out.bytes!;
+    }
+    if (stream.filters.length > 0) streams++;
   }
   return { ok: true, inflatedBytes: total, streams };
 }
