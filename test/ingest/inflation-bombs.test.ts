@@ -109,6 +109,20 @@ describe('PDF stream bombs', () => {
     expect(grewMb).toBeLessThan(150);
   });
 
+  it('finds a bomb however it is hidden: a filter given by reference, a stream inside another stream', async () => {
+    const bomb = lzwBomb(200, Buffer.alloc(0));
+    const limits = { maxStreamBytes: 128 * MB, maxTotalBytes: 1024 * MB };
+    const byReference = Buffer.concat([
+      Buffer.from(`9 0 obj\n/LZWDecode\nendobj\n5 0 obj\n<< /Length ${bomb.length} /Filter 9 0 R >>\nstream\n`),
+      bomb,
+      Buffer.from('\nendstream\nendobj\n'),
+    ]);
+    expect(await checkPdfInflation(byReference, limits)).toEqual({ ok: false, reason: 'stream_too_large' });
+    const inner = Buffer.concat([Buffer.from('<< /Filter /LZWDecode >>\nstream\n'), bomb, Buffer.from('\nendstream')]);
+    const outer = Buffer.concat([Buffer.from(`<< /Length ${inner.length} >>\nstream\n`), inner, Buffer.from('\nendstream')]);
+    expect(await checkPdfInflation(outer, limits)).toEqual({ ok: false, reason: 'stream_too_large' });
+  });
+
   it('refuses a stream whose filter is an object it cannot read before parsing', async () => {
     const pdf = pdfWithContentStreams([{ filter: '9 0 R', data: deflateSync(textContent('Hello')) }]);
     expect(await checkPdfInflation(pdf)).toEqual({ ok: false, reason: 'unreadable_filter' });
