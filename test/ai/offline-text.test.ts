@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { stem } from '../../src/ai/offline/stemmer';
-import { concept, splitSentences, tokenize } from '../../src/ai/offline/text';
+import { passageSupport } from '../../src/ai/offline/support';
+import { concept, questionContent, splitSentences, tokenize } from '../../src/ai/offline/text';
 
 describe('stem (Porter)', () => {
   it.each([
@@ -33,6 +34,17 @@ describe('tokenize', () => {
     expect(concept(stem('manufactured'))).toBe(concept(stem('makes')));
     expect(concept(stem('price'))).toBe(concept(stem('cost')));
     expect(concept(stem('drone'))).toBe(stem('drone'));
+  });
+});
+
+describe('questionContent', () => {
+  it('keeps what a question asks about: not its framing, nor the adjective of "how long"', () => {
+    expect(questionContent(tokenize('Please summarize how long the Zephyr-9 can fly')).map((t) => t.lower)).toEqual(['zephyr-9', 'fly']);
+  });
+
+  it('is what the refusal gate covers: a passage holding the Zephyr-9 and flying covers "How long can the Zephyr-9 fly?"', () => {
+    // Coverage alone (no cosine, no BM25): "long" counted once, and the widget's follow-up was refused.
+    expect(passageSupport('How long can the Zephyr-9 fly?', [{ text: 'The Zephyr-9 can fly for 47 minutes on a single battery charge.' }])).toEqual([1]);
   });
 });
 

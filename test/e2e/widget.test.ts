@@ -214,6 +214,8 @@ describe('widget in Chromium', () => {
       const sources = botMessages(page).last().locator('.sources li');
       expect(await sources.count()).toBeGreaterThan(0);
       expect(await sources.first().textContent()).toMatch(/^1\.\s*zephyr\.md/);
+      // A reader sees where in the file: the section heading (and the page, for PDFs) after its name.
+      expect(await sources.first().locator('.meta').textContent()).toMatch(/Manufacturer/);
       expect(await botMessages(page).last().locator('.ref').first().textContent()).toBe('1');
       expect(await page.locator('groundwork-chat [role="status"]').textContent()).toMatch(/^Assistant: .*Northwind Aerial/);
       expect(await page.locator('groundwork-chat .msg.user').allTextContents()).toEqual(['Who makes the Zephyr-9?']);

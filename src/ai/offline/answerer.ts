@@ -19,7 +19,7 @@
  * passages ranked first by retrieval.
  */
 import { NOT_FOUND_ANSWER, type AnswerPassage } from '../prompts';
-import { MONTHS, WEEKDAYS, STOPWORDS, asksAbout, isNumberWord, splitSentences, tokenize, type Token } from './text';
+import { MONTHS, WEEKDAYS, STOPWORDS, isNumberWord, questionContent, splitSentences, tokenize, type Token } from './text';
 
 export type QuestionType = 'date' | 'duration' | 'number' | 'person' | 'place' | 'reason' | 'other';
 
@@ -141,9 +141,6 @@ export function detectQuestionType(question: string): QuestionType {
   }
 }
 
-const HOW_ADJECTIVES = new Set(
-  'long many much old far big large tall high deep wide heavy fast often few small expensive soon late early'.split(' '),
-);
 const TIME_UNITS = /^(?:second|minute|hour|day|week|month|year|decade|centur|millenni|night|weekend|season)/;
 const REASON_CUES = /\b(?:because|due to|since|as a result|in order to|so that|led to|caused|owing to|thanks to|result of|reason)\b/i;
 const PLACE_PREPS = new Set(['in', 'at', 'from', 'near', 'to', 'into', 'across', 'throughout', 'outside', 'inside', 'of']);
@@ -273,8 +270,7 @@ export function answerFromPassages(question: string, passages: AnswerPassage[], 
 
   const qTokens = tokenize(question);
   const qLower = new Set(qTokens.map((t) => t.lower));
-  // The adjective of "how long/many/much..." belongs to the wh-phrase, not to the topic.
-  const qContent = qTokens.filter((t, i) => asksAbout(t) && !(qTokens[i - 1]?.lower === 'how' && HOW_ADJECTIVES.has(t.lower)));
+  const qContent = questionContent(qTokens);
   const qTerms = [...new Set(qContent.map((t) => t.stem))];
   if (qTerms.length === 0 || passages.length === 0) return refusal([]);
 

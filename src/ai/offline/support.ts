@@ -19,7 +19,7 @@
  * (bench/research/offtopic-gate.ts, docs/answers.md); the scale of another embedding model's
  * cosines differs, so the gate is only for the offline answerer (an LLM judges relevance itself).
  */
-import { asksAbout, splitSentences, tokenize } from './text';
+import { questionContent, splitSentences, tokenize } from './text';
 
 export const MIN_SUPPORT = 1.75;
 const DENSE_WEIGHT = 2;
@@ -34,7 +34,7 @@ export type SupportPassage = {
 };
 
 export function passageSupport(question: string, passages: SupportPassage[], lexicalCeiling = 0): number[] {
-  const qTerms = [...new Set(tokenize(question).filter(asksAbout).map((t) => t.stem))];
+  const qTerms = [...new Set(questionContent(tokenize(question)).map((t) => t.stem))];
   if (qTerms.length === 0) return passages.map(() => 0);
   const sentenceStems: Array<Set<string>> = [];
   const passageStems = passages.map((p) => {

@@ -41,8 +41,17 @@ export const REQUEST_WORDS = new Set(
   discuss discussed discusses mention mentioned mentions times status`.split(/\s+/),
 );
 
-/** Whether a question's word says what it asks about (not a function word, not the request's framing). */
-export const asksAbout = (t: Token): boolean => !t.stop && !REQUEST_WORDS.has(t.lower);
+const HOW_ADJECTIVES = new Set(
+  'long many much old far big large tall high deep wide heavy fast often few small expensive soon late early'.split(' '),
+);
+
+/**
+ * The words of a question that say what it asks about: not function words, not the request's
+ * framing, and not the adjective of "how long/many/much...", which belongs to the wh-phrase.
+ */
+export function questionContent(tokens: Token[]): Token[] {
+  return tokens.filter((t, i) => !t.stop && !REQUEST_WORDS.has(t.lower) && !(tokens[i - 1]?.lower === 'how' && HOW_ADJECTIVES.has(t.lower)));
+}
 
 const WORD_RE = /[\p{L}\p{N}]+(?:[-‐][\p{L}\p{N}]+)*(?:['’][\p{L}]+)?/gu;
 
