@@ -11,31 +11,16 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NOT_FOUND_ANSWER } from '../../src/ai/prompts';
-import { restClient } from '../helpers/api-client';
-import { createOrgWithKey } from '../helpers/factories';
-import { runQueuedJobs } from '../helpers/jobs';
-import { createTestApp, type TestApp } from '../helpers/test-app';
-import { uploadFile } from '../helpers/upload';
+import { searchableKb, type SearchBody } from '../helpers/searchable-kb';
+import type { TestApp } from '../helpers/test-app';
 
 const CALLS = path.resolve(import.meta.dirname, '../../../shared/data/earnings-calls/docs');
 
 let t: TestApp;
-let search: (query: string) => Promise<{ answer: string; citations: Array<{ filename: string }> }>;
+let search: (query: string) => Promise<SearchBody>;
 beforeAll(async () => {
-  t = await createTestApp();
-  const { api_key } = await createOrgWithKey(t.deps);
-  const api = restClient(t.app, api_key);
-  const kbId = (await api.post('/api/kbs', { name: 'Earnings calls' })).body.kb.id;
-  for (const name of readdirSync(CALLS).filter((f) => f.endsWith('.pdf'))) {
-    const upload = await uploadFile(t.app, api_key, kbId, { name, bytes: readFileSync(path.join(CALLS, name)), type: 'application/pdf' });
-    expect(upload.status).toBe(202);
-  }
-  await runQueuedJobs(t);
-  search = async (query) => {
-    const res = await api.post('/api/rag/search', { kb_id: kbId, query });
-    expect(res.status).toBe(200);
-    return res.body;
-  };
+  const calls = readdirSync(CALLS).filter((f) => f.endsWith('.pdf'));
+  ({ t, search } = await searchableKb(calls.map((name) => ({ name, bytes: readFileSync(path.join(CALLS, name)), type: 'application/pdf' }))));
 }, 120_000);
 afterAll(async () => {
   await t?.close();

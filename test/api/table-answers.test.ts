@@ -4,11 +4,8 @@
  * of each number, even when the header line is in another chunk.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { restClient } from '../helpers/api-client';
-import { createOrgWithKey } from '../helpers/factories';
-import { runQueuedJobs } from '../helpers/jobs';
-import { createTestApp, type TestApp } from '../helpers/test-app';
-import { uploadFile } from '../helpers/upload';
+import { searchableKb, type SearchBody } from '../helpers/searchable-kb';
+import type { TestApp } from '../helpers/test-app';
 
 const RESULTS_MD = `# Quarterly results
 
@@ -22,15 +19,9 @@ ${['Q1 2023', 'Q2 2023', 'Q3 2023', 'Q4 2023']
 `;
 
 let t: TestApp;
-let search: (query: string) => Promise<{ answer: string; citations: Array<{ filename: string }> }>;
+let search: (query: string) => Promise<SearchBody>;
 beforeAll(async () => {
-  t = await createTestApp();
-  const { api_key } = await createOrgWithKey(t.deps);
-  const api = restClient(t.app, api_key);
-  const kbId = (await api.post('/api/kbs', { name: 'Results' })).body.kb.id;
-  expect((await uploadFile(t.app, api_key, kbId, { name: 'results.md', bytes: RESULTS_MD })).status).toBe(202);
-  await runQueuedJobs(t);
-  search = async (query) => (await api.post('/api/rag/search', { kb_id: kbId, query })).body;
+  ({ t, search } = await searchableKb([{ name: 'results.md', bytes: RESULTS_MD }]));
 });
 afterAll(() => t?.close());
 
