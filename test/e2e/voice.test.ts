@@ -201,8 +201,10 @@ describe('voice in the widget (Chromium, fake microphone, fake Realtime upstream
     // The next loop of the microphone file talks over the answer: playback stops and the gateway
     // truncates the model's audio at the played_ms the player reported.
     await expect.poll(() => upstream.truncations.length, { timeout: 30_000 }).toBeGreaterThan(0);
-    const reported = main.sent.map((s) => JSON.parse(s)).filter((m) => m.type === 'interrupted');
-    expect(reported.length).toBeGreaterThan(0);
+    // Playwright reports the page's sent frame over CDP, which can arrive after the gateway acted on it.
+    const interruptions = () => main.sent.map((s) => JSON.parse(s)).filter((m) => m.type === 'interrupted');
+    await expect.poll(() => interruptions().length, { timeout: 5_000 }).toBeGreaterThan(0);
+    const reported = interruptions();
     expect(reported[0].played_ms).toBeGreaterThan(0);
     expect(reported[0].played_ms).toBeLessThan(16_000); // less than the answer's audio: playback stopped early
     expect(upstream.truncations[0]!.audio_end_ms).toBe(reported[0].played_ms);

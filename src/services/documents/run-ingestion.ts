@@ -83,7 +83,8 @@ export async function runIngestion(
     const message = err instanceof Error ? err.message : String(err);
     if (permanent || attempt.number >= attempt.max) {
       const reason = permanent ? message : `Ingestion failed after ${attempt.number} attempts: ${message}`;
-      log.warn({ err, permanent }, 'document failed');
+      // A permanent failure is the file's (password, no text, a bomb): its reason is the log line, not a stack.
+      log.warn(permanent ? { permanent, code: (err as { code?: string }).code, reason: message } : { err, permanent }, 'document failed');
       await progress.close();
       await markDocumentFailed(deps.db, doc.id, reason);
       return 'failed';
