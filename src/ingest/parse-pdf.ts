@@ -292,6 +292,9 @@ async function openPdf(bytes: Uint8Array): Promise<PdfDocument> {
   if (!inflation.ok && inflation.reason === 'unreadable_filter') {
     throw new PermanentIngestError('pdf_damaged', 'The PDF cannot be checked safely: a stream names its filters through a compressed object.');
   }
+  if (!inflation.ok && inflation.reason === 'overlapping_streams') {
+    throw new PermanentIngestError('pdf_damaged', 'The PDF is damaged: its streams overlap one another.');
+  }
   if (!inflation.ok) {
     const { maxStreamBytes, maxTotalBytes } = pdfInflationLimits(bytes.length);
     const limit = inflation.reason === 'stream_too_large' ? `one of its streams inflates beyond ${maxStreamBytes / MB} MB` : `its streams inflate beyond ${Math.round(maxTotalBytes / MB)} MB`;

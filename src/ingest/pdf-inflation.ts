@@ -18,7 +18,7 @@ import { decodeAscii85, decodeAsciiHex, decodeLzw, decodeRunLength, type Decoded
 export type PdfInflationLimits = { maxStreamBytes: number; maxTotalBytes: number };
 export type PdfInflationCheck =
   | { ok: true; inflatedBytes: number; streams: number }
-  | { ok: false; reason: 'stream_too_large' | 'total_too_large' | 'unreadable_filter' };
+  | { ok: false; reason: 'stream_too_large' | 'total_too_large' | 'unreadable_filter' | 'overlapping_streams' };
 
 const MB = 1024 * 1024;
 
@@ -50,10 +50,13 @@ type PdfStream = { data: Buffer; filters: Filter[] | 'unreadable'; earlyChange?:
 const STREAM_RE = /stream(?:\r\n|\n|\r)/g;
 const END_STREAM = Buffer.from('endstream');
 
+/** How far back a stream's dictionary may start (an inline colour table is ~1.5 KB). */
+const MAX_DICTIONARY_CHARS = 16 * 1024;
+
 /** The dictionary ending just before `end` (which holds its ">>"), found by balancing << and >>. */
 function dictionaryBefore(text: string, end: number): string | undefined {
   let depth = 0;
-  for (let i = end - 1; i > 0 && end - i < 64 * 1024; i--) {
+  for (let i = end - 1; i > 0 && end - i < MAX_DICTIONARY_CHARS; i--) {
     if (text[i] === '>' && text[i - 1] === '>') (depth++, i--);
     else if (text[i] === '<' && text[i - 1] === '<') {
       depth--;
@@ -62,6 +65,18 @@ function dictionaryBefore(text: string, end: number): string | undefined {
     }
   }
   return undefined;
+}
+
+/** The first of the sorted `positions` at or after `from`, or -1. */
+function firstAtOrAfter(positions: number[], from: number): number {
+  let lo = 0;
+  let hi = positions.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (positions[mid]! < from) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < positions.length ? positions[lo]! : -1;
 }
 
 const unescapeName = (name: string) => name.replace(/#([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
@@ -117,22 +132,36 @@ function declaredLength(objects: ObjectIndex, dictionary: string): number | unde
 
 const isWhite = (c: string | undefined) => c === ' ' || c === '\n' || c === '\r' || c === '\t' || c === '\f' || c === '\0';
 
-function* pdfStreams(pdf: Buffer): Generator<PdfStream> {
+/**
+ * Every stream, as its data and filters. A well-formed file's dictionaries and stream data are read
+ * once each; streams that overlap over and over (thousands of "stream" keywords and no
+ * "endstream") would be read again for each, so past four times the file's size the scan stops
+ * and says so ('overlapping').
+ */
+function* pdfStreams(pdf: Buffer): Generator<PdfStream | 'overlapping'> {
   const text = pdf.toString('latin1');
   const objects = new ObjectIndex(text);
+  const ends = [...text.matchAll(/endstream/g)].map((m) => m.index);
+  const maxScanned = 4 * pdf.length + 1024 * 1024;
+  let scanned = 0;
   for (const m of text.matchAll(STREAM_RE)) {
     const at = m.index;
     let dictEnd = at;
     while (dictEnd > 0 && at - dictEnd < 16 && isWhite(text[dictEnd - 1])) dictEnd--;
     if (text[dictEnd - 1] !== '>' || text[dictEnd - 2] !== '>') continue; // "endstream", "stream" in text
     const dictionary = dictionaryBefore(text, dictEnd);
+    scanned += dictionary?.length ?? Math.min(dictEnd, MAX_DICTIONARY_CHARS);
+    if (scanned > maxScanned) return void (yield 'overlapping');
     if (!dictionary) continue;
+    const filters = filterChain(objects, dictionary);
     const dataStart = at + m[0].length;
-    const found = pdf.indexOf(END_STREAM, dataStart);
+    const found = firstAtOrAfter(ends, dataStart);
     const length = declaredLength(objects, dictionary);
     const dataEnd = Math.min(pdf.length, Math.max(found < 0 ? pdf.length : found, length === undefined ? 0 : dataStart + length));
+    if (filters !== 'unreadable' && filters.length > 0) scanned += dataEnd - dataStart;
+    if (scanned > maxScanned) return void (yield 'overlapping');
     const early = /\/EarlyChange\s+(\d)/.exec(dictionary);
-    yield { data: pdf.subarray(dataStart, dataEnd), filters: filterChain(objects, dictionary), earlyChange: early ? Number(early[1]) : undefined };
+    yield { data: pdf.subarray(dataStart, dataEnd), filters, earlyChange: early ? Number(early[1]) : undefined };
   }
 }
 
@@ -162,6 +191,7 @@ export async function checkPdfInflation(bytes: Uint8Array, limits: PdfInflationL
   let total = 0;
   let streams = 0;
   for (const stream of pdfStreams(pdf)) {
+    if (stream === 'overlapping') return { ok: false, reason: 'overlapping_streams' };
     if (stream.filters === 'unreadable') return { ok: false, reason: 'unreadable_filter' };
     let input: Uint8Array = stream.data;
     for (const [i, filter] of stream.filters.entries()) {

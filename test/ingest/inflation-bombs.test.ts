@@ -123,6 +123,13 @@ describe('PDF stream bombs', () => {
     expect(await checkPdfInflation(outer, limits)).toEqual({ ok: false, reason: 'stream_too_large' });
   });
 
+  it.each([
+    ['200,000 streams without an end (each would run to the end of the file)', '<</Filter/AHx>>stream\n'.repeat(200_000)],
+    ['500,000 dictionary ends without a start (each walked back 16 KB)', '>>stream\n'.repeat(500_000)],
+  ])('reads a file of %s once, not once per stream', async (_, body) => {
+    expect(await checkPdfInflation(Buffer.from(`%PDF-1.4\n${body}`))).toEqual({ ok: false, reason: 'overlapping_streams' });
+  });
+
   it('refuses a stream whose filter is an object it cannot read before parsing', async () => {
     const pdf = pdfWithContentStreams([{ filter: '9 0 R', data: deflateSync(textContent('Hello')) }]);
     expect(await checkPdfInflation(pdf)).toEqual({ ok: false, reason: 'unreadable_filter' });
