@@ -54,3 +54,23 @@ describe('offline refusal gate', () => {
     expect(res.citations.map((c) => c.filename)).toContain('Q3 2022 Snowflake Inc. Earnings Call - Snowflake Inc - BamSEC.pdf');
   });
 });
+
+describe('offline refusal gate on a small KB', () => {
+  const HANDBOOK = `# Employee handbook\n\n## Leave\n### Annual leave\nNew employees get 25 days of paid leave per year. Unused days can be carried over until March.\n\n## Products\nThe Zephyr-9 is made by Northwind Aerial, a company based in Tromsø, Norway.\n`;
+  let small: Awaited<ReturnType<typeof searchableKb>>;
+  beforeAll(async () => {
+    small = await searchableKb([{ name: 'handbook.md', bytes: HANDBOOK }]);
+  });
+  afterAll(async () => {
+    await small?.t.close();
+  });
+
+  // Support 1.71 (< 1.75): a short question's offline cosine is low, but the passage holds both its words.
+  it('answers a short question whose every word one passage holds', async () => {
+    expect((await small.search('How much leave do I get?')).answer).toMatch(/25 days of paid leave/);
+  });
+
+  it('still refuses what the handbook does not hold', async () => {
+    expect((await small.search('What is the dress code for customer visits?')).answer).toBe(NOT_FOUND_ANSWER);
+  });
+});

@@ -33,9 +33,11 @@ export type SupportPassage = {
   lexical?: number;
 };
 
-export function passageSupport(question: string, passages: SupportPassage[], lexicalCeiling = 0): number[] {
+type SupportParts = { terms: number; passages: Array<{ coverage: number; support: number }> };
+
+function supportParts(question: string, passages: SupportPassage[], lexicalCeiling: number): SupportParts {
   const qTerms = [...new Set(questionContent(tokenize(question)).map((t) => t.stem))];
-  if (qTerms.length === 0) return passages.map(() => 0);
+  if (qTerms.length === 0) return { terms: 0, passages: passages.map(() => ({ coverage: 0, support: 0 })) };
   const sentenceStems: Array<Set<string>> = [];
   const passageStems = passages.map((p) => {
     const all = new Set<string>();
@@ -55,13 +57,29 @@ export function passageSupport(question: string, passages: SupportPassage[], lex
     return Math.log(1 + (n - df + 0.5) / (df + 0.5));
   });
   const total = weight.reduce((a, b) => a + b, 0);
-  return passages.map((p, i) => {
-    const covered = qTerms.reduce((a, t, k) => a + (passageStems[i]!.has(t) ? weight[k]! : 0), 0) / total;
-    const lexicalShare = lexicalCeiling > 0 ? Math.max(0, p.lexical ?? 0) / lexicalCeiling : 0;
-    return covered + DENSE_WEIGHT * Math.max(0, p.dense ?? 0) + lexicalShare;
-  });
+  return {
+    terms: qTerms.length,
+    passages: passages.map((p, i) => {
+      const coverage = qTerms.reduce((a, t, k) => a + (passageStems[i]!.has(t) ? weight[k]! : 0), 0) / total;
+      const lexicalShare = lexicalCeiling > 0 ? Math.max(0, p.lexical ?? 0) / lexicalCeiling : 0;
+      return { coverage, support: coverage + DENSE_WEIGHT * Math.max(0, p.dense ?? 0) + lexicalShare };
+    }),
+  };
 }
 
+export function passageSupport(question: string, passages: SupportPassage[], lexicalCeiling = 0): number[] {
+  return supportParts(question, passages, lexicalCeiling).passages.map((p) => p.support);
+}
+
+/**
+ * Covered when the best passage reaches MIN_SUPPORT, or when one passage holds every word the
+ * question asks about (two or more): "How much leave do I get?" over a handbook's "New employees
+ * get 25 days of paid leave per year" (support 1.71: the offline embedding's cosine of a short
+ * question is low). No question of the benchmarks' dumps that the threshold refuses has such a
+ * passage, off-topic or answerable, so this answers small KBs without letting off-topic through.
+ */
 export function passagesCoverQuestion(question: string, passages: SupportPassage[], lexicalCeiling = 0): boolean {
-  return Math.max(0, ...passageSupport(question, passages, lexicalCeiling)) >= MIN_SUPPORT;
+  const { terms, passages: parts } = supportParts(question, passages, lexicalCeiling);
+  if (terms >= 2 && parts.some((p) => p.coverage >= 1 - 1e-9)) return true;
+  return Math.max(0, ...parts.map((p) => p.support)) >= MIN_SUPPORT;
 }
