@@ -7,7 +7,7 @@
  * Pages are read one at a time and released, so memory stays flat on long documents.
  */
 import { getDocumentProxy, getResolvedPDFJS } from 'unpdf';
-import { checkPdfInflation, pdfInflationLimits } from './pdf-inflation';
+import { checkPdfInflation, pdfInflationLimits, type PdfInflationCheck } from './pdf-inflation';
 import { ocrPdfPages } from './ocr';
 import { UnmappedGlyphs } from './pdf-ligatures';
 import { PermanentIngestError } from './errors';
@@ -287,19 +287,23 @@ async function readOutline(pdf: PdfDocument): Promise<OutlineEntry[]> {
   return entries;
 }
 
+function inflationRefusal(reason: Exclude<PdfInflationCheck, { ok: true }>['reason'], fileBytes: number): PermanentIngestError {
+  const { maxStreamBytes, maxTotalBytes } = pdfInflationLimits(fileBytes);
+  switch (reason) {
+    case 'stream_too_large':
+      return new PermanentIngestError('too_large', `The PDF is too large to process: one of its streams inflates beyond ${maxStreamBytes / MB} MB.`);
+    case 'total_too_large':
+      return new PermanentIngestError('too_large', `The PDF is too large to process: its streams inflate beyond ${Math.round(maxTotalBytes / MB)} MB.`);
+    case 'unreadable_filter':
+      return new PermanentIngestError('pdf_damaged', 'The PDF cannot be checked safely: a stream names its filters through a compressed object.');
+    case 'overlapping_streams':
+      return new PermanentIngestError('pdf_damaged', 'The PDF is damaged: its streams overlap one another.');
+  }
+}
+
 async function openPdf(bytes: Uint8Array): Promise<PdfDocument> {
   const inflation = await checkPdfInflation(bytes);
-  if (!inflation.ok && inflation.reason === 'unreadable_filter') {
-    throw new PermanentIngestError('pdf_damaged', 'The PDF cannot be checked safely: a stream names its filters through a compressed object.');
-  }
-  if (!inflation.ok && inflation.reason === 'overlapping_streams') {
-    throw new PermanentIngestError('pdf_damaged', 'The PDF is damaged: its streams overlap one another.');
-  }
-  if (!inflation.ok) {
-    const { maxStreamBytes, maxTotalBytes } = pdfInflationLimits(bytes.length);
-    const limit = inflation.reason === 'stream_too_large' ? `one of its streams inflates beyond ${maxStreamBytes / MB} MB` : `its streams inflate beyond ${Math.round(maxTotalBytes / MB)} MB`;
-    throw new PermanentIngestError('too_large', `The PDF is too large to process: ${limit}.`);
-  }
+  if (!inflation.ok) throw inflationRefusal(inflation.reason, bytes.length);
   try {
     // pdf.js takes ownership of the buffer it is given, so it gets a copy.
     return await getDocumentProxy(new Uint8Array(bytes), {

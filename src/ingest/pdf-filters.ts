@@ -125,8 +125,6 @@ export function decodeRunLength(data: Uint8Array, budget: number, keep = false):
   return out.result();
 }
 
-const isWhite = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x0c || c === 0x00;
-
 /** ASCIIHexDecode: pairs of hex digits up to '>', whitespace ignored, a lone last digit padded with 0. */
 export function decodeAsciiHex(data: Uint8Array, budget: number, keep = false): Decoded {
   const out = new Output(budget, keep);
@@ -143,7 +141,7 @@ export function decodeAsciiHex(data: Uint8Array, budget: number, keep = false): 
   return out.result();
 }
 
-/** ASCII85Decode: five characters '!'-'u' make four bytes, 'z' four zeros, '~>' ends. */
+/** ASCII85Decode: five characters '!'-'u' make four bytes, 'z' four zeros, '~>' ends; anything else (whitespace) is skipped. */
 export function decodeAscii85(data: Uint8Array, budget: number, keep = false): Decoded {
   const out = new Output(budget, keep);
   const group: number[] = [];
@@ -157,7 +155,6 @@ export function decodeAscii85(data: Uint8Array, budget: number, keep = false): D
   };
   for (const c of data) {
     if (c === 0x7e) break;
-    if (isWhite(c)) continue;
     if (c === 0x7a && group.length === 0) {
       if (!out.push(0, 4)) return 'too_large';
     } else if (c >= 0x21 && c <= 0x75) {

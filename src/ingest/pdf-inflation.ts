@@ -14,6 +14,7 @@
  */
 import { inflateWithin } from './inflated-size';
 import { decodeAscii85, decodeAsciiHex, decodeLzw, decodeRunLength, type Decoded } from './pdf-filters';
+import { PDFJS_MAX_STREAM_BYTES } from './pdfjs-stream-bound';
 
 export type PdfInflationLimits = { maxStreamBytes: number; maxTotalBytes: number };
 export type PdfInflationCheck =
@@ -28,7 +29,7 @@ const MB = 1024 * 1024;
  * at 600 dpi is ~100 MB.
  */
 export function pdfInflationLimits(fileBytes: number): PdfInflationLimits {
-  return { maxStreamBytes: 128 * MB, maxTotalBytes: Math.min(1024 * MB, Math.max(64 * MB, 40 * fileBytes)) };
+  return { maxStreamBytes: PDFJS_MAX_STREAM_BYTES, maxTotalBytes: Math.min(1024 * MB, Math.max(64 * MB, 40 * fileBytes)) };
 }
 
 type Filter = 'flate' | 'lzw' | 'runlength' | 'asciihex' | 'ascii85';
@@ -114,7 +115,8 @@ function filterChain(objects: ObjectIndex, dictionary: string): Filter[] | 'unre
   const chain: Filter[] = [];
   for (const [, raw] of value.matchAll(/\/([^\s/[\]<>()]+)/g)) {
     const filter = FILTERS[unescapeName(raw!)];
-    // Past an image filter (DCT, JPX, JBIG2, CCITT) the bytes are pixels, bounded by maxImageSize.
+    // Past an image filter (DCT, JPX, JBIG2, CCITT) the bytes are pixels: text extraction never
+    // decodes them, and OCR's renders are bounded in ocr.ts.
     if (!filter) break;
     chain.push(filter);
   }

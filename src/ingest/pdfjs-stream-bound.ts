@@ -16,7 +16,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The per-stream budget of the check before pdf.js (pdfInflationLimits). */
+/** One stream's decoded bytes, here and in the check before pdf.js (pdfInflationLimits). */
 export const PDFJS_MAX_STREAM_BYTES = 128 * 1024 * 1024;
 
 const ORIGINAL = 'ensureBuffer(e){const n=this.buffer;if(e<=n.byteLength)return n;';
