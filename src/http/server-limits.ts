@@ -22,9 +22,20 @@ function refuse(socket: Duplex, code: string | undefined): void {
   );
 }
 
+/**
+ * How long an idle kept-alive connection stays open. Node's default (5 s, closed at 6 s, advertised
+ * as `Keep-Alive: timeout=5`) is shorter than what clients keep idle sockets for: undici (fetch)
+ * reuses one for the hint minus 2 s, i.e. up to 3 s, so a client whose event loop stalls 3 s on a
+ * loaded machine sends its next request into a socket the server is closing, and loses it
+ * (`UND_ERR_SOCKET other side closed`, the abuse test's flake). Go keeps idle sockets 90 s and
+ * ignores the hint, load balancers and proxies 60 s. The server must be the side that outlasts them:
+ * clients that read the hint release a socket long before the server closes it.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 95_000;
+
 /** For http.createServer: timeouts are checked every second, not Node's default 30 s. */
 export function serverOptions(limits: Config['http']) {
-  return { headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: 1_000 };
+  return { headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: 1_000, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS };
 }
 
 export function hardenServer(server: Server): void {
