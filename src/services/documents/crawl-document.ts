@@ -12,7 +12,7 @@ import type { AppDeps } from '../../context';
 import type { CrawlChanges } from '../../../db/types';
 import type { DocumentId, KbId } from '../../ids';
 import { chunkDocument } from '../../ingest/chunker';
-import { crawlSite, type CrawledPage, type KnownPage } from '../../ingest/crawl/crawl-site';
+import type { CrawledPage, KnownPage } from '../../ingest/crawl/crawl-site';
 import { PermanentIngestError } from '../../ingest/errors';
 import type { CrawlSettings } from '../../ingest/extract-document';
 import { embedChunks } from './embed-chunks';
@@ -47,6 +47,9 @@ export async function crawlDocument(
   const settings = doc.crawl_options as CrawlSettings;
   const known = opts.full ? [] : await deps.db.selectFrom('crawl_pages').selectAll().where('document_id', '=', doc.id).execute();
   const knownByUrl = new Map(known.map((k) => [k.url, k]));
+  // Loaded on first crawl: crawlee and cheerio are a third of the app's import time (about 0.7 s
+  // of CPU), paid by every process start and every test file that never crawls.
+  const { crawlSite } = await import('../../ingest/crawl/crawl-site');
   const result = await crawlSite({
     url: doc.filename,
     maxPages: settings.max_pages,
