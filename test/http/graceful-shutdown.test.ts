@@ -76,7 +76,8 @@ it('finishes in-flight requests and streams, refuses new connections, and exits 
   expect(sse.body).toContain('event: done');
   const outcome = await drained;
   expect(outcome.cut).toBe(0);
-  expect(outcome.ms).toBeLessThan(5_000);
+  // Done before the 10 s bound (the work takes about 1 s; the rest is room for a loaded machine).
+  expect(outcome.ms).toBeLessThan(9_000);
 });
 
 it('cuts a stream that outlasts the bound', async () => {
@@ -87,7 +88,8 @@ it('cuts a stream that outlasts the bound', async () => {
   const started = Date.now();
   const outcome = await drainServer(server!, drain, 500, logger);
   expect(outcome.cut).toBe(1);
-  expect(Date.now() - started).toBeLessThan(2_000);
+  // The stream would run 100 s: the 500 ms bound cut it (the margin is for a loaded machine).
+  expect(Date.now() - started).toBeLessThan(10_000);
   const result = await stream;
   // Cut mid-stream: the client sees the connection end without the final event.
   expect(result instanceof Error ? result.message : result.body).not.toContain('event: done');

@@ -172,7 +172,8 @@ export async function startFixtureServer(options: FixtureOptions = {}): Promise<
           return void res.end(GZIP_BOMB);
         }
         case '/extra/slow.html':
-          return later(5_000, () => html(page('Slow', '<p>finally</p>')));
+          // 30 s: far past every timeout the tests set, so a bound under it holds on a loaded machine.
+          return later(30_000, () => html(page('Slow', '<p>finally</p>')));
         case '/extra/drip.html': {
           res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
           res.write('<html><body><p>drip');

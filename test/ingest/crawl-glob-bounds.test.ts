@@ -54,7 +54,8 @@ describe('crawl glob bounds', () => {
         const started = performance.now();
         const matches = compilePathFilter(patterns, patterns);
         matches(new URL(`http://example.com/${encodeURIComponent(path).replace(/%2F/g, '/')}`));
-        expect(performance.now() - started).toBeLessThan(1_000);
+        // Backtracking blow-ups take minutes; 5 s leaves room for a loaded machine.
+        expect(performance.now() - started).toBeLessThan(5_000);
       }),
       { numRuns: 300 },
     );

@@ -116,7 +116,8 @@ describe('limits', () => {
       const { client, upstream } = await ready(wsUrl);
       const started = Date.now();
       expect(await failure(client)).toMatchObject({ code: 'idle_timeout', close: 4408 });
-      expect(Date.now() - started).toBeLessThan(3000);
+      // Wide for a loaded machine; the code above says which limit ended it.
+      expect(Date.now() - started).toBeLessThan(10_000);
       expect(await upstream.closed).toBe(1000);
     });
   });
@@ -170,7 +171,8 @@ describe('disconnects and faults', () => {
       (silent.ws as any)._socket.pause();
       const t0 = Date.now();
       expect(await up.closed).toBe(1000);
-      expect(Date.now() - t0).toBeLessThan(2000);
+      // A paused socket is never closed by TCP in a test's lifetime: the pings ended it. Wide for a loaded machine.
+      expect(Date.now() - t0).toBeLessThan(10_000);
       silent.ws.terminate();
     });
   });
