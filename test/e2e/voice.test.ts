@@ -203,7 +203,7 @@ describe('voice in the widget (Chromium, fake microphone, fake Realtime upstream
     await expect.poll(() => upstream.truncations.length, { timeout: 30_000 }).toBeGreaterThan(0);
     // Playwright reports the page's sent frame over CDP, which can arrive after the gateway acted on it.
     const interruptions = () => main.sent.map((s) => JSON.parse(s)).filter((m) => m.type === 'interrupted');
-    await expect.poll(() => interruptions().length, { timeout: 5_000 }).toBeGreaterThan(0);
+    await expect.poll(() => interruptions().length, { timeout: 20_000 }).toBeGreaterThan(0);
     const reported = interruptions();
     expect(reported[0].played_ms).toBeGreaterThan(0);
     expect(reported[0].played_ms).toBeLessThan(16_000); // less than the answer's audio: playback stopped early
@@ -459,7 +459,7 @@ describe('voice refusals and stops, as the visitor sees them', () => {
   });
 
   it('the tab in the background past data-voice-background-seconds: the microphone is released and the visitor is told why', async () => {
-    const { page, errors } = await open(site.page('/voice-background', hostHtml(starter, { backgroundSeconds: '1' })));
+    const { page, errors } = await open(site.page('/voice-background', hostHtml(starter, { backgroundSeconds: '3' })));
     await openPanel(page);
     await keepMicrophoneTracks(page);
     const upstreamSession = v.fake.nextSession();
@@ -468,24 +468,26 @@ describe('voice refusals and stops, as the visitor sees them', () => {
     const upstream = await upstreamSession;
     await expect.poll(() => micTrackStates(page)).toEqual(['live']);
 
-    // Back within the limit: voice goes on.
+    // Back within the limit: voice goes on. A 3 s limit, not 1 s: on a loaded machine the two
+    // visibility changes, 300 ms apart here, reached the page more than a second apart.
     await setVisibility(page, 'hidden');
     await page.waitForTimeout(300);
     await setVisibility(page, 'visible');
-    await page.waitForTimeout(1_300);
+    // Past the limit counted from the hiding: a timer that was not cancelled would have fired.
+    await page.waitForTimeout(3_300);
     expect(await micTrackStates(page)).toEqual(['live']);
     expect(await w(page, '.voice').isVisible()).toBe(true);
 
-    // Hidden for longer: the microphone track ends after the 1 s limit, the recording stops.
+    // Hidden for longer: the microphone track ends after the 3 s limit, the recording stops.
     // Taken before hiding: the page's timer starts inside setVisibility, so this clock's interval
     // is never shorter than the page's own (taken after, it read 998 ms in CI).
     const hiddenAt = Date.now();
     await setVisibility(page, 'hidden');
-    await expect.poll(() => micTrackStates(page), { timeout: 10_000, interval: 50 }).toEqual(['ended']);
+    await expect.poll(() => micTrackStates(page), { timeout: 20_000, interval: 50 }).toEqual(['ended']);
     const stoppedAfterMs = Date.now() - hiddenAt;
-    expect(stoppedAfterMs).toBeGreaterThanOrEqual(1_000);
+    expect(stoppedAfterMs).toBeGreaterThanOrEqual(3_000);
     // Wide for a loaded machine (a page's timers run late); the lower bound is the one that matters.
-    expect(stoppedAfterMs).toBeLessThan(8_000);
+    expect(stoppedAfterMs).toBeLessThan(12_000);
     await upstream.closed;
     const sentAudio = upstream.inputAudio().length;
     await w(page, '.voice').waitFor({ state: 'hidden' });
