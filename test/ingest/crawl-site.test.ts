@@ -156,7 +156,7 @@ describe('limits', () => {
     const started = performance.now();
     let result: CrawlResult;
     try {
-      // 0.8 s per page: well under the slow pages' 30 s, and enough for the hub itself on a busy CI machine.
+      // 0.8 s per page: well under the slow pages' 5 s, and enough for the hub itself on a busy CI machine.
       result = await local(site, '/extra/hub.html', { maxDepth: 1, timeoutMs: 800, maxBytesPerPage: 256 * 1024, useSitemap: false });
     } finally {
       for (const spy of output) {
@@ -193,8 +193,9 @@ describe('limits', () => {
     const text = (path: string) => result.pages.find((p) => p.url.endsWith(path))!.sections.map((s) => s.text).join('\n');
     expect(text('/extra/gzipped.html')).toContain('Compressed content arrives intact.');
     expect(text('/extra/latin1.html')).toContain('Café crème brûlée');
-    // slow pages cost one timeout plus one retry each, in parallel: far below the 30 s the server
-    // would take (the margin is for a loaded machine; the crawl's speed is in bench/)
+    // Slow pages cost one timeout plus one retry each, in parallel. That the crawl did not wait for
+    // the 5 s page is the `timeout` reason above; this bound is only a backstop, wide for a loaded
+    // machine (the crawl's speed is in bench/).
     expect(elapsed).toBeLessThan(20_000);
   });
 
