@@ -10,7 +10,7 @@ import { authenticateRequest, type HttpDeps } from '../http/authenticate-request
 import { createRateLimiter } from '../http/rate-limit';
 import type { GraphQLContext } from '../../schema/builder';
 import { graphqlLimitPlugins } from './limits';
-import { readSessionCookie } from '../dashboard/session-cookie';
+import { CSRF_HEADER, dashboardOrigin, readSessionCookie } from '../dashboard/session-cookie';
 
 type ServerContext = { requestId: string; clientIp: string; setCookie: (cookie: string) => void };
 
@@ -21,6 +21,21 @@ export function createGraphQLHandler(deps: HttpDeps) {
     schema,
     plugins: graphqlLimitPlugins(),
     graphqlEndpoint: '/graphql',
+    // Credentials (the session cookie) and the CSRF header are granted to the dashboard's own origin
+    // only; any other origin may call with an API key, never with the browser's cookie.
+    cors: (request) => {
+      const origin = request.headers.get('origin');
+      const own = dashboardOrigin(request, { trustProxy: deps.config.trustProxy });
+      let sameHost = false;
+      try {
+        sameHost = origin !== null && own.host !== null && new URL(origin).host === own.host;
+      } catch {
+        sameHost = false;
+      }
+      const common = { methods: ['GET', 'POST'], exposedHeaders: ['x-request-id', 'retry-after'], maxAge: 600 };
+      if (sameHost) return { ...common, origin: [origin!], credentials: true, allowedHeaders: ['content-type', 'accept', 'x-api-key', 'x-request-id', CSRF_HEADER] };
+      return { ...common, origin: ['*'], credentials: false, allowedHeaders: ['content-type', 'accept', 'x-api-key', 'x-request-id'] };
+    },
     graphiql: deps.config.graphiql,
     landingPage: false,
     logging: false,
