@@ -9,7 +9,7 @@ import { ERROR_CODES, toAppError } from '../errors';
 import { authenticateRequest, type HttpDeps } from '../http/authenticate-request';
 import { createRateLimiter } from '../http/rate-limit';
 import type { GraphQLContext } from '../../schema/builder';
-import { graphqlLimitPlugins } from './limits';
+import { countListNodes, createNodeBudget, graphqlLimitPlugins } from './limits';
 import { CSRF_HEADER, dashboardOrigin, readSessionCookie } from '../dashboard/session-cookie';
 
 type ServerContext = { requestId: string; clientIp: string; setCookie: (cookie: string) => void };
@@ -17,6 +17,7 @@ type ServerContext = { requestId: string; clientIp: string; setCookie: (cookie: 
 export function createGraphQLHandler(deps: HttpDeps) {
   // Keyless requests (introspection) get the per-key budget, per client IP.
   const perIp = createRateLimiter(deps.config.rateLimitPerMinute, { deps, name: 'graphql_ip' });
+  countListNodes(schema);
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     plugins: graphqlLimitPlugins(),
@@ -51,7 +52,7 @@ export function createGraphQLHandler(deps: HttpDeps) {
         if (request.headers.get('x-api-key') || readSessionCookie(request.headers)) await auth();
         else await perIp.consume(`graphql-ip:${clientIp}`, points);
       };
-      return { requestId, deps, request, setCookie, auth, chargeCost } as GraphQLContext;
+      return { requestId, deps, request, setCookie, auth, chargeCost, nodeBudget: createNodeBudget() } as GraphQLContext;
     },
     maskedErrors: {
       maskError(error) {
