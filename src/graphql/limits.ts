@@ -252,12 +252,39 @@ function costPlugin(): Plugin<CostContext> {
   };
 }
 
+/**
+ * A document that fails validation (an unknown field, a missing argument) is the request's fault
+ * exactly like a syntax error: both answer 400 invalid_input whatever the Accept header (yoga sent
+ * 200 for validation errors under application/json).
+ */
+function validationStatusPlugin(): Plugin<CostContext> {
+  return {
+    onValidate: () => ({ valid, result, setResult }) => {
+      if (valid) return;
+      setResult(
+        result.map(
+          (e) =>
+            new GraphQLError(e.message, {
+              nodes: e.nodes,
+              source: e.source,
+              positions: e.positions,
+              originalError: e.originalError,
+              // spec: false, or yoga's own validation plugin (which runs last) marks it spec-only and application/json gets 200.
+              extensions: { ...e.extensions, code: ERROR_CODES.invalid_input.graphql, app_code: 'invalid_input', http: { status: 400, spec: false } },
+            }),
+        ),
+      );
+    },
+  };
+}
+
 export function graphqlLimitPlugins(): Plugin<CostContext>[] {
   const exposeLimits = true;
   return [
     maxTokensPlugin({ n: GRAPHQL_LIMITS.maxTokens, exposeLimits }) as Plugin<CostContext>,
     maxDepthPlugin({ n: GRAPHQL_LIMITS.maxDepth, exposeLimits, flattenFragments: true }) as Plugin<CostContext>,
     maxAliasesPlugin({ n: GRAPHQL_LIMITS.maxAliases, exposeLimits }) as Plugin<CostContext>,
+    validationStatusPlugin(),
     costPlugin(),
   ];
 }

@@ -79,6 +79,16 @@ describe('estimated before execution', () => {
   });
 });
 
+describe('validation errors', () => {
+  it('answer 400 invalid_input like syntax errors, whatever the Accept header', async () => {
+    for (const query of ['{ nope }', '{ knowledgeBase { id } }', '{ nope']) {
+      const res = await gql(query);
+      expect(res.status, query).toBe(400);
+      expect(res.body.errors?.[0]?.extensions.app_code, query).toBe('invalid_input');
+    }
+  });
+});
+
 describe('counted while running', () => {
   it('stops a list larger than its assumed size at the node ceiling', async () => {
     // 10,001 documents where the estimate assumes 50.
