@@ -108,7 +108,8 @@ export function createDashboardRoutes(deps: HttpDeps) {
     c.header('cache-control', 'no-store');
     c.header('referrer-policy', 'no-referrer');
     const mode = c.req.header('sec-fetch-mode');
-    const navigation = mode ? mode === 'navigate' : /\btext\/html\b/.test(c.req.header('accept') ?? '');
+    // Listed values, not equality: Node's fetch appends its own `cors` to a caller's `navigate`.
+    const navigation = mode ? mode.split(',').some((m) => m.trim() === 'navigate') : /\btext\/html\b/.test(c.req.header('accept') ?? '');
     if (!navigation) throw new AppError('invalid_input', 'Open this sign-in link in a browser: only a page navigation can use it');
     const token = c.req.query('token') ?? '';
     if (!SECRET_SHAPE.test(token)) throw new AppError('unauthorized', 'This sign-in link is invalid, expired or already used');
