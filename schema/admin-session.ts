@@ -5,7 +5,9 @@
 import { assertDashboardRequest, clearedSessionCookie, readSessionCookie, sessionCookie } from '../src/dashboard/session-cookie';
 import { revokeAdminSession } from '../src/services/admin-sessions/authenticate-admin-session';
 import { signInWithApiKey } from '../src/services/admin-sessions/start-admin-session';
-import { builder } from './builder';
+import { builder, type GraphQLContext } from './builder';
+
+const proxy = (ctx: GraphQLContext) => ({ trustProxy: ctx.deps.config.trustProxy, url: ctx.request.url });
 
 const SignInResult = builder.objectRef<{ expires_at: Date }>('DashboardSignIn').implement({
   description: 'A dashboard session was opened; its secret travels only in the HttpOnly cookie',
@@ -18,9 +20,9 @@ builder.mutationFields((t) => ({
     description: 'Dashboard only: exchanges an API key for a session cookie (same origin and x-groundwork-csrf: 1 required)',
     args: { apiKey: t.arg.string({ required: true }) },
     resolve: async (_r, { apiKey }, ctx) => {
-      assertDashboardRequest(ctx.request.headers);
+      assertDashboardRequest(ctx.request.headers, proxy(ctx));
       const started = await signInWithApiKey(ctx.deps, apiKey);
-      ctx.setCookie(sessionCookie(ctx.request, started.secret));
+      ctx.setCookie(sessionCookie(ctx.request, started.secret, proxy(ctx)));
       return started;
     },
   }),
@@ -29,10 +31,10 @@ builder.mutationFields((t) => ({
     resolve: async (_r, _a, ctx) => {
       const secret = readSessionCookie(ctx.request.headers);
       if (secret) {
-        assertDashboardRequest(ctx.request.headers);
+        assertDashboardRequest(ctx.request.headers, proxy(ctx));
         await revokeAdminSession(ctx.deps, secret);
       }
-      ctx.setCookie(clearedSessionCookie(ctx.request));
+      ctx.setCookie(clearedSessionCookie(ctx.request, proxy(ctx)));
       return true;
     },
   }),

@@ -3,7 +3,8 @@
  *   GET /                       -> 302 /admin
  *   GET /admin, /admin/*        the HTML shell (the app routes on the client, by hash)
  *   GET /admin/app.js?v=<hash>  the bundle, immutable under its content hash
- *   GET /admin/sign-in?token=   redeems a one-time CLI link: sets the session cookie, -> /admin
+ *   GET /admin/sign-in?token=   a browser navigation gets a page whose button POSTs the token; nothing is spent
+ *   POST /admin/sign-in         redeems a one-time CLI link (same origin only): sets the session cookie, -> /admin
  *   GET /admin/preview          a sample customer page with the widget, for the Embed preview
  * The app itself talks only to /graphql. A strict CSP allows scripts from this origin alone.
  */
@@ -13,9 +14,11 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { Hono } from 'hono';
 import type { HttpDeps } from '../http/authenticate-request';
+import { AppError } from '../errors';
+import { SECRET_SHAPE } from '../services/admin-sessions/admin-session-secret';
 import { signInWithLink } from '../services/admin-sessions/start-admin-session';
 import { buildDashboard, DASHBOARD_DIST_DIR, DASHBOARD_SOURCE_DIR, type DashboardBuild } from './build-dashboard';
-import { sessionCookie } from './session-cookie';
+import { isSameOrigin, sessionCookie } from './session-cookie';
 
 type Assets = { js: Uint8Array; jsGzip: Uint8Array; version: string; css: string };
 
@@ -63,6 +66,15 @@ const shell = (a: Assets) => `<!doctype html>
 </head><body><div id="app"><p class="boot">Loading the dashboard…</p></div>
 <noscript>The Groundwork dashboard needs JavaScript.</noscript></body></html>`;
 
+const signInPage = (token: string) => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark"><title>Sign in to Groundwork</title>
+<style>body{font-family:system-ui,sans-serif;display:grid;place-items:center;min-height:90vh;margin:0}main{max-width:28rem;padding:1.5rem}button{font:inherit;padding:.6rem 1.2rem;cursor:pointer}</style></head>
+<body><main><h1>Sign in to the Groundwork dashboard</h1>
+<p>This link works once. Press the button to open your session.</p>
+<form method="post" action="/admin/sign-in"><input type="hidden" name="token" value="${token}"><button type="submit" autofocus>Sign in</button></form>
+</main></body></html>`;
+
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const KB_ID = /^kb_[0-9A-Za-z]{1,64}$/;
 
@@ -90,9 +102,29 @@ export function createDashboardRoutes(deps: HttpDeps) {
     return new Response((gzip ? a.jsGzip : a.js) as BodyInit, { headers });
   });
 
-  app.get('/admin/sign-in', async (c) => {
-    const started = await signInWithLink(deps, c.req.query('token') ?? '');
-    c.header('set-cookie', sessionCookie(c.req.raw, started.secret));
+  // A link is spent by a POST from its own page only: mail scanners and link previewers fetch
+  // (GET or HEAD) but never submit forms, so they neither burn the link nor receive the session.
+  app.get('/admin/sign-in', (c) => {
+    c.header('cache-control', 'no-store');
+    c.header('referrer-policy', 'no-referrer');
+    const mode = c.req.header('sec-fetch-mode');
+    // Listed values, not equality: Node's fetch appends its own `cors` to a caller's `navigate`.
+    const navigation = mode ? mode.split(',').some((m) => m.trim() === 'navigate') : /\btext\/html\b/.test(c.req.header('accept') ?? '');
+    if (!navigation) throw new AppError('invalid_input', 'Open this sign-in link in a browser: only a page navigation can use it');
+    const token = c.req.query('token') ?? '';
+    if (!SECRET_SHAPE.test(token)) throw new AppError('unauthorized', 'This sign-in link is invalid, expired or already used');
+    c.header('content-security-policy', CSP);
+    c.header('x-frame-options', 'DENY');
+    return c.html(signInPage(token));
+  });
+
+  app.post('/admin/sign-in', async (c) => {
+    const trustProxy = deps.config.trustProxy;
+    if (!isSameOrigin(c.req.raw, { trustProxy })) throw new AppError('forbidden', 'A sign-in link is only accepted from its own page');
+    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+    const token = typeof form.token === 'string' ? form.token : '';
+    const started = await signInWithLink(deps, token);
+    c.header('set-cookie', sessionCookie(c.req.raw, started.secret, { trustProxy }));
     c.header('cache-control', 'no-store');
     c.header('referrer-policy', 'no-referrer');
     return c.redirect('/admin', 303);

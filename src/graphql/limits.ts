@@ -1,15 +1,37 @@
 /**
  * What one GraphQL request may cost. Parsing stops after MAX_TOKENS tokens (so 200,000 aliased
  * `__typename` or a nesting 5,000 deep is refused before it is even a document); validation refuses
- * documents deeper than MAX_DEPTH or with more than MAX_ALIASES aliases; and each request is charged
- * its cost against the same rate limit REST uses: one point per root field, as if each were its own
- * REST request (50 aliased `search` fields cost 50). Requests without an API key (introspection)
- * are charged to the client's IP instead.
+ * documents deeper than MAX_DEPTH or with more than MAX_ALIASES aliases.
+ *
+ * Then, before execution, the nodes the request may return are estimated as GitHub's GraphQL API
+ * does: each list field multiplies what it contains by its `first` (paged fields) or by an assumed
+ * size (plain lists), through every level of nesting. A request estimated above MAX_NODES is refused
+ * with a 400 naming its estimate; otherwise it is charged against the same rate limit REST uses the
+ * greater of its root fields (50 aliased `search` fields cost 50) and one point per NODES_PER_POINT
+ * nodes. Assumed sizes can be wrong (a KB may hold 100,000 documents), so execution also counts the
+ * nodes actually returned and stops at MAX_NODES, and a result larger than MAX_RESPONSE_BYTES is
+ * replaced by an error. Requests without an API key (introspection) are charged to the client's IP.
  */
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
-import { GraphQLError, Kind, type DocumentNode, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
+import {
+  defaultFieldResolver,
+  getNamedType,
+  getNullableType,
+  GraphQLError,
+  isListType,
+  isObjectType,
+  isAbstractType,
+  Kind,
+  valueFromAST,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLCompositeType,
+  type GraphQLSchema,
+  type SelectionSetNode,
+} from 'graphql';
+import { MAX_DOCUMENT_PAGE } from '../services/documents/list-documents';
 import type { Plugin } from 'graphql-yoga';
 import { AppError, ERROR_CODES, toAppError } from '../errors';
 
@@ -19,7 +41,129 @@ export const GRAPHQL_LIMITS = {
   maxAliases: 15,
   /** Root fields per request; with the alias limit this bounds the work one request can ask for. */
   maxCost: 30,
+  /** Nodes (list items of object type) one request may return, estimated before and counted during execution. */
+  maxNodes: 10_000,
+  /** Rate-limit points per this many estimated nodes (when more than the root fields). */
+  nodesPerPoint: 100,
+  /** The serialized result; beyond it the client gets an error instead of the data. */
+  maxResponseBytes: 8 * 1024 * 1024,
 } as const;
+
+/** Paged fields: the largest `first` each accepts (the services' own maxima). */
+const PAGED_MAX: Record<string, number> = {
+  'Document.chunks': 200,
+  'KnowledgeBase.documentPage': MAX_DOCUMENT_PAGE,
+  'Query.conversations': 100,
+};
+/** What an unpaged list is assumed to hold in the estimate (execution counts the real number). */
+const ASSUMED_SIZE: Record<string, number> = {
+  'Query.knowledgeBases': 10,
+  'KnowledgeBase.documents': 50,
+  'Query.apiKeys': 10,
+  'Query.chatMessages': 50,
+  'Subscription.documentUpdates': 50,
+};
+const DEFAULT_LIST_SIZE = 10;
+
+/**
+ * The nodes an operation may return, before execution. Throws invalid_input for a `first` out of
+ * its range, so the error names the argument the client wrote.
+ */
+export function estimateNodes(schema: GraphQLSchema, document: DocumentNode, operationName?: string | null, variables?: Record<string, unknown> | null): number {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+  const operations = document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
+  const operation = operations.find((o) => !operationName || o.name?.value === operationName) ?? operations[0];
+  if (!operation) return 0;
+  const root = operation.operation === 'query' ? schema.getQueryType() : operation.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
+  if (!root) return 0;
+  const vars = variables ?? {};
+
+  const visit = (type: GraphQLCompositeType, set: SelectionSetNode, multiplier: number, pageSize: number | null): number => {
+    let nodes = 0;
+    for (const s of set.selections) {
+      if (s.kind === Kind.INLINE_FRAGMENT) {
+        const cond = s.typeCondition ? schema.getType(s.typeCondition.name.value) : type;
+        if (cond && (isObjectType(cond) || isAbstractType(cond))) nodes += visit(cond, s.selectionSet, multiplier, pageSize);
+        continue;
+      }
+      if (s.kind === Kind.FRAGMENT_SPREAD) {
+        const fragment = fragments.get(s.name.value);
+        const cond = fragment && schema.getType(fragment.typeCondition.name.value);
+        if (fragment && cond && (isObjectType(cond) || isAbstractType(cond))) nodes += visit(cond, fragment.selectionSet, multiplier, pageSize);
+        continue;
+      }
+      if (!s.selectionSet || isAbstractType(type)) continue;
+      const def = type.getFields()[s.name.value];
+      if (!def) continue;
+      const key = `${type.name}.${def.name}`;
+      const inner = getNamedType(def.type);
+      if (!isObjectType(inner) && !isAbstractType(inner)) continue;
+      const firstArg = def.args.find((a) => a.name === 'first');
+      if (firstArg) {
+        const node = s.arguments?.find((a) => a.name.value === 'first');
+        const raw = node ? valueFromAST(node.value, firstArg.type, vars) : firstArg.defaultValue;
+        const max = PAGED_MAX[key] ?? 100;
+        const first = raw === undefined || raw === null ? (firstArg.defaultValue as number | undefined) ?? max : Number(raw);
+        if (!Number.isInteger(first) || first < 1 || first > max) {
+          throw new AppError('invalid_input', `"first" on ${key} must be between 1 and ${max}`, { field: 'first' });
+        }
+        nodes += visit(inner, s.selectionSet, multiplier, first);
+      } else if (isListType(getNullableType(def.type))) {
+        const size = pageSize ?? ASSUMED_SIZE[key] ?? DEFAULT_LIST_SIZE;
+        nodes += multiplier * size + visit(inner, s.selectionSet, multiplier * size, null);
+      } else {
+        nodes += visit(inner, s.selectionSet, multiplier, null);
+      }
+    }
+    return nodes;
+  };
+  return visit(root, operation.selectionSet, 1, null);
+}
+
+/** The nodes a request returns, counted as list fields resolve; throws once past the ceiling. */
+export type NodeBudget = { spend(n: number): void };
+
+export function createNodeBudget(limit: number = GRAPHQL_LIMITS.maxNodes): NodeBudget {
+  let used = 0;
+  return {
+    spend(n) {
+      used += n;
+      if (used > limit) {
+        throw new AppError('invalid_input', `The request returns more than ${limit} nodes; ask for fewer items with "first" or split it into pages`);
+      }
+    },
+  };
+}
+
+const counted = new WeakSet<GraphQLSchema>();
+/**
+ * Wraps every resolver of a list of objects so the items it returns are counted against the
+ * request's NodeBudget (`context.nodeBudget`); contexts without one (direct schema calls) are not counted.
+ */
+export function countListNodes(schema: GraphQLSchema): void {
+  if (counted.has(schema)) return;
+  counted.add(schema);
+  for (const type of Object.values(schema.getTypeMap())) {
+    // A subscription's root resolves once per event for as long as the stream lives: not one request's return.
+    if (!isObjectType(type) || type.name.startsWith('__') || type === schema.getSubscriptionType()) continue;
+    for (const field of Object.values(type.getFields())) {
+      if (!isListType(getNullableType(field.type))) continue;
+      const inner = getNamedType(field.type);
+      if (!isObjectType(inner) && !isAbstractType(inner)) continue;
+      const resolve = field.resolve ?? defaultFieldResolver;
+      const spend = (ctx: unknown, value: unknown) => {
+        const budget = (ctx as { nodeBudget?: NodeBudget } | null)?.nodeBudget;
+        if (budget && Array.isArray(value)) budget.spend(value.length);
+        return value;
+      };
+      field.resolve = (source, args, ctx, info) => {
+        const value = resolve(source, args, ctx, info);
+        return value instanceof Promise ? value.then((v) => spend(ctx, v)) : spend(ctx, value);
+      };
+    }
+  }
+}
 
 /** The points a request costs: its root fields, counted through fragments, at least 1. */
 export function operationCost(document: DocumentNode, operationName?: string | null): number {
@@ -62,29 +206,75 @@ export function appGraphQLError(err: AppError): GraphQLError {
 
 type CostContext = {
   request: Request;
+  nodeBudget?: NodeBudget;
   /** Charges the request's cost: to its API key when it has one, otherwise to its IP. */
   chargeCost: (cost: number) => Promise<void>;
 };
 
 function costPlugin(): Plugin<CostContext> {
   const charge = async (
-    args: { document: DocumentNode; operationName?: string | null | undefined; contextValue: CostContext },
+    args: { schema: GraphQLSchema; document: DocumentNode; operationName?: string | null | undefined; variableValues?: unknown; contextValue: CostContext },
     stop: (result: { errors: GraphQLError[] }) => void,
   ) => {
-    const cost = operationCost(args.document, args.operationName);
+    const rootFields = operationCost(args.document, args.operationName);
     try {
-      if (cost > GRAPHQL_LIMITS.maxCost) {
-        throw new AppError('invalid_input', `The request asks for ${cost} root fields; at most ${GRAPHQL_LIMITS.maxCost} are allowed in one request`);
+      if (rootFields > GRAPHQL_LIMITS.maxCost) {
+        throw new AppError('invalid_input', `The request asks for ${rootFields} root fields; at most ${GRAPHQL_LIMITS.maxCost} are allowed in one request`);
       }
-      await args.contextValue.chargeCost(cost);
+      const nodes = estimateNodes(args.schema, args.document, args.operationName, args.variableValues as Record<string, unknown> | null);
+      if (nodes > GRAPHQL_LIMITS.maxNodes) {
+        throw new AppError(
+          'invalid_input',
+          `The request may return ${nodes.toLocaleString('en')} nodes (each list's "first" or assumed size, multiplied through its nesting); at most ${GRAPHQL_LIMITS.maxNodes.toLocaleString('en')} are allowed in one request`,
+        );
+      }
+      await args.contextValue.chargeCost(Math.max(rootFields, Math.ceil(nodes / GRAPHQL_LIMITS.nodesPerPoint)));
     } catch (err) {
       stop({ errors: [appGraphQLError(toAppError(err))] });
     }
   };
+  const bound = (result: unknown, setResult: (r: never) => void) => {
+    // Streams (subscriptions, incremental delivery) are bounded per event by the node budget.
+    if (!result || typeof result !== 'object' || Symbol.asyncIterator in result) return;
+    const bytes = Buffer.byteLength(JSON.stringify(result));
+    if (bytes > GRAPHQL_LIMITS.maxResponseBytes) {
+      const err = new AppError('invalid_input', `The response would be ${Math.round(bytes / 1048576)} MB; at most ${GRAPHQL_LIMITS.maxResponseBytes / 1048576} MB are returned in one request: ask for fewer items or fields`);
+      setResult({ errors: [appGraphQLError(err)] } as never);
+    }
+  };
   return {
-    onExecute: ({ args, setResultAndStopExecution }) => charge(args, setResultAndStopExecution),
+    onExecute: async ({ args, setResultAndStopExecution }) => {
+      await charge(args, setResultAndStopExecution);
+      return { onExecuteDone: ({ result, setResult }) => bound(result, setResult as never) };
+    },
     // Subscriptions (the streamed chat) do not pass through onExecute: charged the same, once per request.
     onSubscribe: ({ args, setResultAndStopExecution }) => charge(args, setResultAndStopExecution),
+  };
+}
+
+/**
+ * A document that fails validation (an unknown field, a missing argument) is the request's fault
+ * exactly like a syntax error: both answer 400 invalid_input whatever the Accept header (yoga sent
+ * 200 for validation errors under application/json).
+ */
+function validationStatusPlugin(): Plugin<CostContext> {
+  return {
+    onValidate: () => ({ valid, result, setResult }) => {
+      if (valid) return;
+      setResult(
+        result.map(
+          (e) =>
+            new GraphQLError(e.message, {
+              nodes: e.nodes,
+              source: e.source,
+              positions: e.positions,
+              originalError: e.originalError,
+              // spec: false, or yoga's own validation plugin (which runs last) marks it spec-only and application/json gets 200.
+              extensions: { ...e.extensions, code: ERROR_CODES.invalid_input.graphql, app_code: 'invalid_input', http: { status: 400, spec: false } },
+            }),
+        ),
+      );
+    },
   };
 }
 
@@ -94,6 +284,7 @@ export function graphqlLimitPlugins(): Plugin<CostContext>[] {
     maxTokensPlugin({ n: GRAPHQL_LIMITS.maxTokens, exposeLimits }) as Plugin<CostContext>,
     maxDepthPlugin({ n: GRAPHQL_LIMITS.maxDepth, exposeLimits, flattenFragments: true }) as Plugin<CostContext>,
     maxAliasesPlugin({ n: GRAPHQL_LIMITS.maxAliases, exposeLimits }) as Plugin<CostContext>,
+    validationStatusPlugin(),
     costPlugin(),
   ];
 }

@@ -9,18 +9,34 @@ import { ERROR_CODES, toAppError } from '../errors';
 import { authenticateRequest, type HttpDeps } from '../http/authenticate-request';
 import { createRateLimiter } from '../http/rate-limit';
 import type { GraphQLContext } from '../../schema/builder';
-import { graphqlLimitPlugins } from './limits';
-import { readSessionCookie } from '../dashboard/session-cookie';
+import { countListNodes, createNodeBudget, graphqlLimitPlugins } from './limits';
+import { CSRF_HEADER, dashboardOrigin, readSessionCookie } from '../dashboard/session-cookie';
 
 type ServerContext = { requestId: string; clientIp: string; setCookie: (cookie: string) => void };
 
 export function createGraphQLHandler(deps: HttpDeps) {
   // Keyless requests (introspection) get the per-key budget, per client IP.
   const perIp = createRateLimiter(deps.config.rateLimitPerMinute, { deps, name: 'graphql_ip' });
+  countListNodes(schema);
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     plugins: graphqlLimitPlugins(),
     graphqlEndpoint: '/graphql',
+    // Credentials (the session cookie) and the CSRF header are granted to the dashboard's own origin
+    // only; any other origin may call with an API key, never with the browser's cookie.
+    cors: (request) => {
+      const origin = request.headers.get('origin');
+      const own = dashboardOrigin(request, { trustProxy: deps.config.trustProxy });
+      let sameHost = false;
+      try {
+        sameHost = origin !== null && own.host !== null && new URL(origin).host === own.host;
+      } catch {
+        sameHost = false;
+      }
+      const common = { methods: ['GET', 'POST'], exposedHeaders: ['x-request-id', 'retry-after'], maxAge: 600 };
+      if (sameHost) return { ...common, origin: [origin!], credentials: true, allowedHeaders: ['content-type', 'accept', 'x-api-key', 'x-request-id', CSRF_HEADER] };
+      return { ...common, origin: ['*'], credentials: false, allowedHeaders: ['content-type', 'accept', 'x-api-key', 'x-request-id'] };
+    },
     graphiql: deps.config.graphiql,
     landingPage: false,
     logging: false,
@@ -36,7 +52,7 @@ export function createGraphQLHandler(deps: HttpDeps) {
         if (request.headers.get('x-api-key') || readSessionCookie(request.headers)) await auth();
         else await perIp.consume(`graphql-ip:${clientIp}`, points);
       };
-      return { requestId, deps, request, setCookie, auth, chargeCost } as GraphQLContext;
+      return { requestId, deps, request, setCookie, auth, chargeCost, nodeBudget: createNodeBudget() } as GraphQLContext;
     },
     maskedErrors: {
       maskError(error) {

@@ -21,7 +21,7 @@ export async function authenticateRequest(
   const apiKey = headers.get('x-api-key');
   const session = opts.sessionCookie && !apiKey ? readSessionCookie(headers) : null;
   if (session) {
-    assertDashboardRequest(headers);
+    assertDashboardRequest(headers, { trustProxy: deps.config.trustProxy });
     const { org, sessionId } = await authenticateAdminSession(deps, session);
     await deps.rateLimiter.consume(sessionId, opts.cost ?? 1);
     return createContext(deps, org, { requestId });

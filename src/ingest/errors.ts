@@ -14,7 +14,8 @@ export type PermanentIngestCode =
   | 'no_text'
   | 'too_large'
   | 'conversion_rejected'
-  | 'ocr_unavailable';
+  | 'ocr_unavailable'
+  | 'plan_limit_exceeded';
 
 export class PermanentIngestError extends Error {
   override readonly name = 'PermanentIngestError';

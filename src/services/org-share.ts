@@ -38,6 +38,34 @@ export async function withOrgShare<T>(ctx: Pick<ServiceContext, 'org'>, work: ()
   }
 }
 
+/**
+ * Reads (lists of KBs, documents, chunks, conversations) have their own per-organisation line, so a
+ * nested GraphQL read that fans out into hundreds of queries holds at most ORG_READ_CONCURRENCY of
+ * the pool's connections (the embedded database has one session) while another organisation's read
+ * starts at once. Separate from the retrieval line so a page of documents never waits behind searches.
+ */
+export const ORG_READ_CONCURRENCY = 2;
+export const ORG_READ_QUEUE = 500;
+const readLines = new Map<string, LimitFunction>();
+
+export async function withOrgRead<T>(ctx: Pick<ServiceContext, 'org'>, work: () => Promise<T>): Promise<T> {
+  const orgId = ctx.org.id;
+  let limit = readLines.get(orgId);
+  if (!limit) {
+    limit = pLimit(ORG_READ_CONCURRENCY);
+    readLines.set(orgId, limit);
+  }
+  if (limit.pendingCount >= ORG_READ_QUEUE) {
+    throw new AppError('rate_limited', 'Too many reads in progress for this organisation; retry in 1s', { retryAfter: 1 });
+  }
+  const line = limit;
+  try {
+    return await line(work);
+  } finally {
+    if (line.activeCount === 0 && line.pendingCount === 0 && readLines.get(orgId) === line) readLines.delete(orgId);
+  }
+}
+
 /** Long-lived streams (document watches) open at once per organisation in this process. */
 export const ORG_STREAMS = 20;
 const openStreams = new Map<string, number>();

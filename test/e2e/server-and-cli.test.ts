@@ -68,10 +68,16 @@ describe('npm start on the embedded default, with the CLI beside it', () => {
     expect(link.code, link.stderr).toBe(0);
     const { url } = JSON.parse(link.stdout) as { url: string };
     expect(url).toMatch(new RegExp(`^${first.url}/admin/sign-in\\?token=[0-9A-Za-z]{43}$`));
-    const signedIn = await fetch(url, { redirect: 'manual' });
+    // A browser navigation gets a page whose form spends the link; a plain fetch spends nothing.
+    expect((await fetch(url, { redirect: 'manual' })).status).toBe(400);
+    const page = await fetch(url, { headers: { accept: 'text/html', 'sec-fetch-mode': 'navigate' } });
+    expect(await page.text()).toMatch(/<form method="post" action="\/admin\/sign-in">/);
+    const spend = () =>
+      fetch(`${first.url}/admin/sign-in`, { method: 'POST', redirect: 'manual', headers: { origin: first.url }, body: new URLSearchParams({ token: new URL(url).searchParams.get('token')! }) });
+    const signedIn = await spend();
     expect(signedIn.status).toBe(303);
     expect(signedIn.headers.get('set-cookie')).toMatch(/^gw_admin=\w+; Path=\/; HttpOnly; SameSite=Strict/);
-    expect((await fetch(url, { redirect: 'manual' })).status).toBe(401);
+    expect((await spend()).status).toBe(401);
 
     const duplicate = await cli('org', 'create', '--name', 'Acme');
     expect(duplicate.code).toBe(1);

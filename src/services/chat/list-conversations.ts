@@ -9,12 +9,13 @@ import { AppError } from '../../errors';
 import { isIdOf, type SessionId } from '../../ids';
 import { parseInput } from '../../validation';
 import { requireKb } from '../kbs/require-kb';
+import { withOrgRead } from '../org-share';
 
 export const ZListConversationsInput = z
   .object({ kb_id: z.string().min(1), limit: z.number().int().min(1).max(100).default(20), cursor: z.string().min(1).max(100).optional() })
   .strict();
 
-export async function listConversations(ctx: ServiceContext, rawInput: z.input<typeof ZListConversationsInput>) {
+async function listConversationsNow(ctx: ServiceContext, rawInput: z.input<typeof ZListConversationsInput>) {
   const input = parseInput(ZListConversationsInput, rawInput);
   const kb = await requireKb(ctx, input.kb_id);
   let query = ctx.db
@@ -54,4 +55,9 @@ export async function listConversations(ctx: ServiceContext, rawInput: z.input<t
     })),
     next_cursor: more ? page[page.length - 1]!.id : null,
   };
+}
+
+/** In the organisation's read line (src/services/org-share.ts): a fanned-out read holds two connections at most. */
+export function listConversations(ctx: ServiceContext, rawInput: z.input<typeof ZListConversationsInput>) {
+  return withOrgRead(ctx, () => listConversationsNow(ctx, rawInput));
 }

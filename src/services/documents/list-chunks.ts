@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ServiceContext } from '../../context';
 import { parseInput } from '../../validation';
 import { requireDocument } from './get-document';
+import { withOrgRead } from '../org-share';
 
 export const ZListChunksInput = z
   .object({
@@ -14,7 +15,7 @@ export const ZListChunksInput = z
   })
   .strict();
 
-export async function listChunks(ctx: ServiceContext, rawInput: z.input<typeof ZListChunksInput>) {
+async function listChunksNow(ctx: ServiceContext, rawInput: z.input<typeof ZListChunksInput>) {
   const input = parseInput(ZListChunksInput, rawInput);
   const doc = await requireDocument(ctx, { kb_id: input.kb_id, id: input.id });
   const rows = await ctx.db
@@ -28,4 +29,9 @@ export async function listChunks(ctx: ServiceContext, rawInput: z.input<typeof Z
   const more = rows.length > input.limit;
   const chunks = more ? rows.slice(0, input.limit) : rows;
   return { chunks, next_after: more ? chunks[chunks.length - 1]!.position : null };
+}
+
+/** In the organisation's read line (src/services/org-share.ts): a fanned-out read holds two connections at most. */
+export function listChunks(ctx: ServiceContext, rawInput: z.input<typeof ZListChunksInput>) {
+  return withOrgRead(ctx, () => listChunksNow(ctx, rawInput));
 }

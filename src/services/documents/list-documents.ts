@@ -12,6 +12,7 @@ import { isIdOf, type DocumentId } from '../../ids';
 import { parseInput } from '../../validation';
 import { requireKb } from '../kbs/require-kb';
 import { toDocumentDto, type DocumentDto } from './document-dto';
+import { withOrgRead } from '../org-share';
 
 export const MAX_DOCUMENT_PAGE = 200;
 
@@ -25,7 +26,7 @@ export const ZListDocumentsInput = z
   })
   .strict();
 
-export async function listDocuments(
+async function listDocumentsNow(
   ctx: ServiceContext,
   rawInput: z.input<typeof ZListDocumentsInput>,
 ): Promise<{ documents: DocumentDto[]; next_cursor: string | null }> {
@@ -45,4 +46,9 @@ export async function listDocuments(
   const more = input.limit !== undefined && rows.length > input.limit;
   const page = more ? rows.slice(0, input.limit) : rows;
   return { documents: page.map(toDocumentDto), next_cursor: more ? page[page.length - 1]!.id : null };
+}
+
+/** In the organisation's read line (src/services/org-share.ts): a fanned-out read holds two connections at most. */
+export function listDocuments(ctx: ServiceContext, rawInput: z.input<typeof ZListDocumentsInput>) {
+  return withOrgRead(ctx, () => listDocumentsNow(ctx, rawInput));
 }

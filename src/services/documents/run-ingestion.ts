@@ -10,7 +10,9 @@ import type { DocumentId } from '../../ids';
 import { chunkDocument } from '../../ingest/chunker';
 import { documentTitle } from '../../ingest/document-title';
 import { CrawlPermanentError } from '../../ingest/crawl/errors';
-import { isPermanentIngestError } from '../../ingest/errors';
+import { collapseDegenerateText } from '../../ingest/degenerate';
+import { isPermanentIngestError, PermanentIngestError } from '../../ingest/errors';
+import { MAX_CHUNKS_PER_DOCUMENT, planLimits } from '../plans';
 import type { DocumentType, ParsedDocument } from '../../ingest/types';
 import { crawlDocument } from './crawl-document';
 import { embedChunks } from './embed-chunks';
@@ -36,6 +38,7 @@ export async function runIngestion(
       'documents.status',
       'documents.crawl_options',
       'documents.recrawl',
+      'documents.org_id',
     ])
     .where('documents.id', '=', documentId)
     .executeTakeFirst();
@@ -61,7 +64,8 @@ export async function runIngestion(
       return 'ready';
     }
     onProgress({ stage: 'chunking' });
-    const chunks = chunkDocument(parsed);
+    const chunks = chunkDocument(collapseDegenerateText(parsed));
+    await assertChunkQuota(deps, doc.org_id, doc.id, chunks.length);
     // New chunks always get the process's model; a KB still on an older one is moved over by the
     // kbs__reembed job, and until then vector search simply doesn't see the newer vectors.
     const provider = deps.embeddings.default;
@@ -92,5 +96,26 @@ export async function runIngestion(
     log.warn({ err, attempt: attempt.number }, 'ingestion attempt failed; will retry');
     await progress.close();
     throw err;
+  }
+}
+
+/** Refuses, before any embedding, a document past the per-document cap or the plan's chunk quota. */
+async function assertChunkQuota(deps: AppDeps, orgId: string, documentId: DocumentId, count: number): Promise<void> {
+  if (count > MAX_CHUNKS_PER_DOCUMENT) {
+    throw new PermanentIngestError('too_large', `The file makes ${count.toLocaleString('en')} passages; one document may have at most ${MAX_CHUNKS_PER_DOCUMENT.toLocaleString('en')}: split it into smaller files`);
+  }
+  const org = await deps.db.selectFrom('organizations').select('plan').where('id', '=', orgId as never).executeTakeFirstOrThrow();
+  const { stored } = await deps.db
+    .selectFrom('documents')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('chunk_count'), eb.lit(0)).as('stored'))
+    .where('org_id', '=', orgId as never)
+    .where('id', '!=', documentId)
+    .executeTakeFirstOrThrow();
+  const max = planLimits(org.plan).maxChunks;
+  if (Number(stored) + count > max) {
+    throw new PermanentIngestError(
+      'plan_limit_exceeded',
+      `plan_limit_exceeded: the ${org.plan} plan stores at most ${max.toLocaleString('en')} passages per organisation; ${Number(stored).toLocaleString('en')} are stored and this file makes ${count.toLocaleString('en')}`,
+    );
   }
 }

@@ -2,8 +2,9 @@
 import { sql } from 'kysely';
 import type { ServiceContext } from '../../context';
 import { toKbDto, type KbDto } from './kb-dto';
+import { withOrgRead } from '../org-share';
 
-export async function listKbs(ctx: ServiceContext): Promise<{ kbs: KbDto[] }> {
+async function listKbsNow(ctx: ServiceContext): Promise<{ kbs: KbDto[] }> {
   const rows = await ctx.db
     .selectFrom('knowledge_bases as kb')
     .selectAll('kb')
@@ -13,4 +14,9 @@ export async function listKbs(ctx: ServiceContext): Promise<{ kbs: KbDto[] }> {
     .orderBy('kb.id')
     .execute();
   return { kbs: rows.map(({ doc_count, ...kb }) => toKbDto(kb, doc_count)) };
+}
+
+/** In the organisation's read line (src/services/org-share.ts): a fanned-out read holds two connections at most. */
+export function listKbs(ctx: ServiceContext) {
+  return withOrgRead(ctx, () => listKbsNow(ctx));
 }
