@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { rssMb } from '../test/helpers/server-process';
-import { DOCS, fileForm, getDoc, newKb, startBenchServer, waitAll, type BenchServer } from './lib/ingest-server';
+import { DOCS, fileForm, getDoc, newKb, startBenchServer, type BenchServer, type Doc } from './lib/ingest-server';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '1' }, clients: { type: 'string', default: '2' } } });
 const RUNS = Number(values.runs);
@@ -59,10 +59,10 @@ function loopSampler(b: BenchServer) {
   };
   const done = (async () => {
     while (!stopped) {
-      await scrape();
+      await scrape().catch(() => {});
       await new Promise((r) => setTimeout(r, 250));
     }
-    await scrape();
+    await scrape().catch(() => {});
   })();
   return {
     async reset() {
@@ -86,10 +86,14 @@ function apiClients(b: BenchServer, kbId: string) {
   let stopped = false;
   const timed = async (into: number[], url: string, init: RequestInit) => {
     const t0 = performance.now();
-    const res = await fetch(url, init);
-    await res.arrayBuffer();
-    into.push(performance.now() - t0);
-    if (res.status !== 200) errors++;
+    try {
+      const res = await fetch(url, init);
+      await res.arrayBuffer();
+      into.push(performance.now() - t0);
+      if (res.status !== 200) errors++;
+    } catch {
+      errors++; // counted, not timed: a refused or reset connection has no latency to report
+    }
   };
   const headers = { 'x-api-key': b.key, 'content-type': 'application/json' };
   const queries = ['How do I install it?', 'Which file types are supported?', 'What does the partition function return?'];
@@ -109,6 +113,29 @@ function apiClients(b: BenchServer, kbId: string) {
   };
 }
 
+/**
+ * Polls the document until it settles; samples the server's RSS. A failed poll is retried once (a
+ * keep-alive socket closed under the client), and a server that exited is reported with its output.
+ */
+async function waitReady(b: BenchServer, kbId: string, id: string, peak: { mb: number }): Promise<Doc> {
+  const sampler = setInterval(() => (peak.mb = Math.max(peak.mb, rssMb(b.server.child.pid!))), 50);
+  try {
+    for (let failures = 0; ; ) {
+      if (b.server.child.exitCode !== null) throw new Error(`server exited with ${b.server.child.exitCode}:\n${b.server.output().slice(-4000)}`);
+      try {
+        const doc = await getDoc(b, kbId, id);
+        failures = 0;
+        if (doc.status !== 'processing') return doc;
+      } catch (err) {
+        if (++failures > 1) throw err;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
 async function upload(b: BenchServer, kbId: string, file: string): Promise<string> {
   const res = await fetch(`${b.server.url}/api/ingest/upload`, { method: 'POST', headers: { 'x-api-key': b.key }, body: fileForm(kbId, [{ name: file, bytes: readFileSync(path.join(DOCS, file)) }]) });
   if (res.status !== 202) throw new Error(`${file}: ${res.status} ${await res.text()}`);
@@ -123,7 +150,7 @@ async function alone(pdftotext: number | null) {
     const peak = { mb: rssMb(b.server.child.pid!) };
     const t0 = performance.now();
     const id = await upload(b, kb, PDF);
-    const doc = (await waitAll(b, kb, [id], peak)).docs[0]!;
+    const doc = await waitReady(b, kb, id, peak);
     const readyS = (performance.now() - t0) / 1000;
     console.log(
       `${PDF} alone: ${doc.status} in ${readyS.toFixed(1)} s (upload to ready), ${doc.pages} pages, ${doc.chunk_count} chunks, peak RSS ${Math.round(peak.mb)} MB; ` +
@@ -139,8 +166,8 @@ async function underLoad() {
   const b = await startBenchServer('embedded', { METRICS_TOKEN });
   try {
     const seedKb = await newKb(b, 'Seed');
-    const seeded = await waitAll(b, seedKb, [await upload(b, seedKb, SEED)]);
-    if (seeded.docs[0]!.status !== 'ready') throw new Error(`${SEED} did not ingest: ${seeded.docs[0]!.error}`);
+    const seeded = await waitReady(b, seedKb, await upload(b, seedKb, SEED), { mb: 0 });
+    if (seeded.status !== 'ready') throw new Error(`${SEED} did not ingest: ${seeded.error}`);
 
     // Idle: the same clients, nothing ingesting.
     const loop = loopSampler(b);
@@ -157,11 +184,10 @@ async function underLoad() {
     const peak = { mb: rssMb(b.server.child.pid!) };
     const t0 = performance.now();
     const id = await upload(b, pdfKb, PDF);
-    const { docs } = await waitAll(b, pdfKb, [id], peak);
+    const doc = await waitReady(b, pdfKb, id, peak);
     const readyS = (performance.now() - t0) / 1000;
     const busyApi = await clients.stop();
     const busy = await busyLoop.stop();
-    const doc = docs[0] ?? (await getDoc(b, pdfKb, id));
 
     console.log(`${PDF} with ${CLIENTS} API clients: ${doc.status} in ${readyS.toFixed(1)} s, peak RSS ${Math.round(peak.mb)} MB`);
     console.table({
