@@ -22,7 +22,8 @@ afterAll(() => {
   for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-describe('openEmbeddedDatabaseThread', () => {
+// Opening PGlite takes seconds on a quiet machine and over a minute on a loaded one: wide margins.
+describe('openEmbeddedDatabaseThread', { timeout: 300_000 }, () => {
   it('holds the data directory, serves queries from its thread, and gives the directory back on close', async () => {
     const dir = tempDir();
     const embedded = await openEmbeddedDatabaseThread({ dataDir: dir });
