@@ -19,6 +19,7 @@
  * passages ranked first by retrieval.
  */
 import { NOT_FOUND_ANSWER, type AnswerPassage } from '../prompts';
+import { alreadySaidPenalty } from './already-said';
 import { MONTHS, WEEKDAYS, STOPWORDS, isNumberWord, questionContent, splitSentences, tokenize, type Token } from './text';
 
 export type QuestionType = 'date' | 'duration' | 'number' | 'person' | 'place' | 'reason' | 'other';
@@ -33,6 +34,8 @@ export interface AnswerOptions {
   maxWords?: number;
   /** Added to the score of sentences from the document of the first passage. */
   leadDocumentBonus?: number;
+  /** The conversation's earlier answers: a "what else" follow-up is not answered by repeating them. */
+  previousAnswers?: readonly string[];
 }
 
 export interface ScoredSentence {
@@ -62,7 +65,7 @@ export interface OfflineAnswer {
   ranked: ScoredSentence[];
 }
 
-const DEFAULTS: Required<AnswerOptions> = {
+const DEFAULTS: Required<Omit<AnswerOptions, 'previousAnswers'>> = {
   minCoverage: 0.22,
   secondSentenceRatio: 0.8,
   maxSentences: 3,
@@ -349,6 +352,7 @@ export function answerFromPassages(question: string, passages: AnswerPassage[], 
   );
 
   const leadDocument = passages[0]!.document;
+  const repeated = alreadySaidPenalty(question, opts.previousAnswers ?? []);
   const ranked: ScoredSentence[] = sentences.map((s) => {
     const list = byPassage[s.passageIndex]!;
     const prev = list[s.sentenceIndex - 1];
@@ -419,7 +423,8 @@ export function answerFromPassages(question: string, passages: AnswerPassage[], 
       (offTarget ? 0.3 : 0) -
       lengthPenalty -
       (novel === 0 ? 0.2 : 0) -
-      (focusHit ? 0 : 0.25);
+      (focusHit ? 0 : 0.25) -
+      repeated(s.text);
     return {
       passageIndex: s.passageIndex,
       marker: passages[s.passageIndex]!.marker,
