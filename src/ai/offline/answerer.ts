@@ -20,6 +20,7 @@
  */
 import { NOT_FOUND_ANSWER, type AnswerPassage } from '../prompts';
 import { alreadySaidPenalty } from './already-said';
+import { figureAdjustment, holdsFigure, pickFigureSentence } from './figures';
 import { MONTHS, WEEKDAYS, STOPWORDS, isNumberWord, questionContent, splitSentences, tokenize, type Token } from './text';
 
 export type QuestionType = 'date' | 'duration' | 'number' | 'person' | 'place' | 'reason' | 'other';
@@ -353,6 +354,7 @@ export function answerFromPassages(question: string, passages: AnswerPassage[], 
 
   const leadDocument = passages[0]!.document;
   const repeated = alreadySaidPenalty(question, opts.previousAnswers ?? []);
+  const figure = figureAdjustment(question);
   const ranked: ScoredSentence[] = sentences.map((s) => {
     const list = byPassage[s.passageIndex]!;
     const prev = list[s.sentenceIndex - 1];
@@ -424,7 +426,8 @@ export function answerFromPassages(question: string, passages: AnswerPassage[], 
       lengthPenalty -
       (novel === 0 ? 0.2 : 0) -
       (focusHit ? 0 : 0.25) -
-      repeated(s.text);
+      repeated(s.text) +
+      figure(s.text);
     return {
       passageIndex: s.passageIndex,
       marker: passages[s.passageIndex]!.marker,
@@ -442,7 +445,10 @@ export function answerFromPassages(question: string, passages: AnswerPassage[], 
   ranked.sort((a, b) => b.score - a.score || a.passageIndex - b.passageIndex || a.sentenceIndex - b.sentenceIndex);
 
   // The best sentence that says something about the question's focus, not merely its topic.
-  const best = ranked.find((r) => r.focusHit) ?? ranked[0]!;
+  // A figure question is answered by a sentence or table row with a number for its measure, when one qualifies.
+  const best =
+    pickFigureSentence(question, ranked, (r) => r.focusHit && !r.offTarget && r.coverage >= opts.minCoverage) ?? ranked.find((r) => r.focusHit) ?? ranked[0]!;
+  const bestHoldsFigure = best.text !== '' && holdsFigure(best.text);
   if (best.coverage < opts.minCoverage || !best.focusHit) return refusal(ranked);
 
   const chosen: ScoredSentence[] = [best];
@@ -453,6 +459,8 @@ export function answerFromPassages(question: string, passages: AnswerPassage[], 
     if (chosen.length >= opts.maxSentences) break;
     if (cand.score < best.score * opts.secondSentenceRatio || cand.coverage < opts.minCoverage) break;
     if (!cand.focusHit || cand.offTarget || (best.typeHit && !cand.typeHit)) continue;
+    // Next to a quoted figure, a sentence without one is boilerplate (a certification naming the period).
+    if (figure(cand.text) < 0 && bestHoldsFigure) continue;
     const w = cand.text.split(/\s+/).length;
     if (words + w > opts.maxWords) continue;
     const cs = stemsOf(cand);
