@@ -1,6 +1,6 @@
 import { deleteSession, listSessionMessages } from '../src/services/chat/session-messages';
 import { collectChat, startChat } from '../src/services/chat/send-chat-message';
-import { collectAnswer } from '../src/services/rag/answer-stream';
+import { collectSearchResponse } from '../src/services/rag/answer-stream';
 import type { Citation } from '../src/services/rag/citations';
 import { startSearch } from '../src/services/rag/search';
 import { builder } from './builder';
@@ -16,18 +16,30 @@ export const CitationRef = builder.objectRef<Citation>('Citation').implement({
     page: t.exposeInt('page', { nullable: true }),
     heading: t.exposeString('heading', { nullable: true }),
     snippet: t.exposeString('snippet'),
+    used: t.boolean({
+      description: 'false when the answer was refused: the passage is only among the closest retrieved, not a source of the answer',
+      // Citations stored before this field existed were all used by their answer.
+      resolve: (c) => c.used ?? true,
+    }),
   }),
 });
 
-const SearchResult = builder.objectRef<{ answer: string; citations: Citation[] }>('SearchResult').implement({
-  fields: (t) => ({ answer: t.exposeString('answer'), citations: t.field({ type: [CitationRef], resolve: (r) => r.citations }) }),
+const REFUSED_DESCRIPTION = 'The answer says it could not answer from the knowledge base; citations are then the closest passages (used: false)';
+
+const SearchResult = builder.objectRef<{ answer: string; citations: Citation[]; refused: boolean }>('SearchResult').implement({
+  fields: (t) => ({
+    answer: t.exposeString('answer'),
+    citations: t.field({ type: [CitationRef], resolve: (r) => r.citations }),
+    refused: t.exposeBoolean('refused', { description: REFUSED_DESCRIPTION }),
+  }),
 });
 
-const ChatResult = builder.objectRef<{ response: string; session_id: string; citations: Citation[] }>('ChatResult').implement({
+const ChatResult = builder.objectRef<{ response: string; session_id: string; citations: Citation[]; refused: boolean }>('ChatResult').implement({
   fields: (t) => ({
     response: t.exposeString('response'),
     sessionId: t.exposeID('session_id'),
     citations: t.field({ type: [CitationRef], resolve: (r) => r.citations }),
+    refused: t.exposeBoolean('refused', { description: REFUSED_DESCRIPTION }),
   }),
 });
 
@@ -47,7 +59,7 @@ builder.queryFields((t) => ({
     type: SearchResult,
     args: { kbId: t.arg.id({ required: true }), query: t.arg.string({ required: true }), topK: t.arg.int() },
     resolve: async (_r, { kbId, query, topK }, ctx) =>
-      collectAnswer(await startSearch(await ctx.auth(), { kb_id: String(kbId), query, ...(topK != null ? { top_k: topK } : {}) })),
+      collectSearchResponse(await startSearch(await ctx.auth(), { kb_id: String(kbId), query, ...(topK != null ? { top_k: topK } : {}) })),
   }),
   chatMessages: t.field({
     type: [ChatMessage],

@@ -3,6 +3,7 @@
  * sends, from the same service stream, so the dashboard can render the answer as it is generated.
  */
 import { startChat, type ChatEvent } from '../src/services/chat/send-chat-message';
+import { responseCitations } from '../src/services/rag/answer-stream';
 import type { Citation } from '../src/services/rag/citations';
 import { builder } from './builder';
 import { CitationRef } from './answers';
@@ -25,8 +26,13 @@ const ChatStreamEvent = builder.objectRef<{ event: ChatEvent; sessionId: string 
     citations: t.field({
       type: [CitationRef],
       nullable: true,
-      description: 'citations: every retrieved source; done: the sources the answer cites',
-      resolve: ({ event }): Citation[] | null => (event.type === 'sources' || event.type === 'done' ? event.citations : null),
+      description: 'citations: every retrieved source; done: the sources the answer cites (a refusal: the closest passages, used: false)',
+      resolve: ({ event }): Citation[] | null => (event.type === 'sources' ? event.citations : event.type === 'done' ? responseCitations(event) : null),
+    }),
+    refused: t.boolean({
+      nullable: true,
+      description: 'done: the answer says it could not answer from the knowledge base',
+      resolve: ({ event }) => (event.type === 'done' ? event.refused : null),
     }),
   }),
 });

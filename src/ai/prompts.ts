@@ -15,9 +15,11 @@
  *
  * Condense prompt: system starts with the task marker line `Task: condense-query`;
  * one user message holds `Conversation:` (one `User: …` / `Assistant: …` line per
- * turn) and `Follow-up question: …`.
+ * turn; an earlier follow-up whose reference was resolved to a name is followed by a
+ * `  (read as: …)` line) and `Follow-up question: …`.
  */
 import type { ModelMessage } from 'ai';
+import { resolvedFollowUps } from './offline/condense-query';
 
 export const NOT_FOUND_ANSWER = "I couldn't find this in the knowledge base.";
 
@@ -132,7 +134,8 @@ export function buildAnswerPrompt({ question, passages, history = [] }: BuildAns
 
 const CONDENSE_INSTRUCTIONS = `${CONDENSE_TASK_MARKER}
 Rewrite the follow-up question so that it can be understood without the conversation, for use as a search query.
-- Replace pronouns and vague references (it, its, they, them, their, this, that, he, she...) with the names or noun phrases they refer to in the conversation.
+- Replace pronouns and vague references (it, its, they, them, their, this, that, that company, the same period, he, she...) with the names or noun phrases they refer to in the conversation.
+- A reference often points to what the assistant's previous answer named (an organisation, product, person or period), not to the subject of the earlier question: use that name. A "(read as: …)" line shows how an earlier follow-up was understood; keep following that thread.
 - If the follow-up is already standalone, return it unchanged.
 - Keep the language and the meaning of the follow-up. Do not answer it.
 - Output only the rewritten question, with no quotes or explanation.`;
@@ -142,8 +145,9 @@ const CONDENSE_ANSWER_CHARS = 600;
 
 /** Build the prompt that turns a follow-up into a standalone query. */
 export function buildCondensePrompt(history: ChatTurn[], followUp: string): BuiltPrompt {
-  const lines = history.map((t) => {
-    if (t.role === 'user') return `User: ${oneLine(t.content)}`;
+  const resolved = resolvedFollowUps(history);
+  const lines = history.map((t, i) => {
+    if (t.role === 'user') return resolved.has(i) ? `User: ${oneLine(t.content)}\n  (read as: ${oneLine(resolved.get(i)!)})` : `User: ${oneLine(t.content)}`;
     let text = oneLine(stripCitationMarkers(t.content));
     if (text.length > CONDENSE_ANSWER_CHARS) text = `${text.slice(0, CONDENSE_ANSWER_CHARS).replace(/\s+\S*$/, '')}…`;
     return `Assistant: ${text}`;

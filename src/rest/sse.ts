@@ -2,8 +2,10 @@
  * Server-sent events for answers (hono's streamSSE). Events, in order:
  *   session   {session_id, query}        chat only
  *   citations {citations}                the retrieved sources, numbered as the answer's [n] markers
+ *                                        (on a refusal the closest passages, each with used: false)
  *   delta     {text}                     answer text, in order, as generated
- *   done      {answer, citations, ...}   the full answer and the citations it actually used
+ *   done      {answer, citations, refused, ...}   the full answer and the citations it actually used
+ *                                        (on a refusal, refused: true and the closest passages, used: false)
  *   error     {error: {code, message}}   instead of done when generation fails
  * A `: keep-alive` comment is sent every few seconds while the model is slow, and generation is
  * aborted when the client goes away.
@@ -12,6 +14,7 @@ import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { errorBody, toAppError } from '../errors';
 import type { ChatEvent } from '../services/chat/send-chat-message';
+import { responseCitations } from '../services/rag/answer-stream';
 
 export function sseResponse(
   c: Context,
@@ -38,7 +41,7 @@ export function sseResponse(
           } else if (e.type === 'delta') {
             await stream.writeSSE({ event: 'delta', data: JSON.stringify({ text: e.text }) });
           } else {
-            await stream.writeSSE({ event: 'done', data: JSON.stringify({ answer: e.answer, citations: e.citations, ...extraDone }) });
+            await stream.writeSSE({ event: 'done', data: JSON.stringify({ answer: e.answer, citations: responseCitations(e), refused: e.refused, ...extraDone }) });
           }
         }
       } catch (err) {

@@ -18,7 +18,7 @@ import { getOrgSettings, updateOrgSettings, ZUpdateOrgSettingsInput } from '../s
 import { getOrgUsage } from '../services/voice/voice-usage';
 import { collectChat, startChat, ZChatInput } from '../services/chat/send-chat-message';
 import { deleteSession, listSessionMessages, ZSessionRef } from '../services/chat/session-messages';
-import { collectAnswer } from '../services/rag/answer-stream';
+import { collectSearchResponse } from '../services/rag/answer-stream';
 import { startSearch, ZSearchInput } from '../services/rag/search';
 import { authedProcedure, router } from './init';
 
@@ -26,7 +26,7 @@ export const appRouter = router({
   rag: router({
     search: authedProcedure
       .input(ZSearchInput.omit({ stream: true }))
-      .mutation(async ({ ctx, input, signal }) => collectAnswer(await startSearch(ctx.svc, input, signal))),
+      .mutation(async ({ ctx, input, signal }) => collectSearchResponse(await startSearch(ctx.svc, input, signal))),
     chat: authedProcedure
       .input(ZChatInput.omit({ stream: true }))
       .mutation(async ({ ctx, input, signal }) => collectChat(await startChat(ctx.svc, input, signal))),

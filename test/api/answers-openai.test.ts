@@ -84,13 +84,13 @@ describe('with OPENAI_API_KEY', () => {
     const rest = (await api.post('/api/rag/search', { kb_id: kbId, query })).body;
     const gql = (
       await graphqlClient(t.app, apiKey)(
-        `query($k: ID!, $q: String!) { search(kbId: $k, query: $q) { answer citations { docId score chunkId marker filename url page heading snippet } } }`,
+        `query($k: ID!, $q: String!) { search(kbId: $k, query: $q) { answer citations { docId score chunkId marker filename url page heading snippet used } refused } }`,
         { k: kbId, q: query },
       )
     ).body.data!.search;
     const trpc = (await trpcClient(t.app, apiKey).mutation('rag.search', { kb_id: kbId, query })).body.result.data;
     const snake = (c: Record<string, unknown>) => Object.fromEntries(Object.entries(c).map(([k, v]) => [k.replace(/[A-Z]/g, (x) => `_${x.toLowerCase()}`), v]));
-    expect({ answer: gql.answer, citations: gql.citations.map(snake) }).toEqual(rest);
+    expect({ answer: gql.answer, citations: gql.citations.map(snake), refused: gql.refused }).toEqual(rest);
     expect(trpc).toEqual(rest);
   });
 

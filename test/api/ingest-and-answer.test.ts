@@ -66,7 +66,10 @@ describe('search', () => {
   it('says plainly when the knowledge base does not have the answer', async () => {
     const res = await api.post('/api/rag/search', { kb_id: kbId, query: 'What is the capital of Australia?' });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ answer: "I couldn't find this in the knowledge base.", citations: [] });
+    expect(res.body).toMatchObject({ answer: "I couldn't find this in the knowledge base.", refused: true });
+    // The closest passages still come back, each marked as not used by the answer.
+    expect(res.body.citations.length).toBeGreaterThan(0);
+    for (const c of res.body.citations) expect(c).toMatchObject({ used: false, doc_id: expect.stringMatching(/^doc_/), score: expect.any(Number) });
   });
 
   it('honours top_k and validates it', async () => {

@@ -56,7 +56,8 @@ describe('crawling a site', () => {
     // A question for an employee handbook, asked of regular-expression manuals, was once answered
     // from an unrelated passage at score 0.78.
     const offTopic = await api.post('/api/rag/search', { kb_id: kbId, query: 'How many days of leave do new employees get?' });
-    expect(offTopic.body).toMatchObject({ answer: NOT_FOUND_ANSWER, citations: [] });
+    expect(offTopic.body).toMatchObject({ answer: NOT_FOUND_ANSWER, refused: true });
+    expect(offTopic.body.citations.every((c: { used: boolean }) => !c.used)).toBe(true);
   });
 });
 

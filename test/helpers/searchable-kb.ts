@@ -5,7 +5,7 @@ import { runQueuedJobs } from './jobs';
 import { createTestApp, type TestApp } from './test-app';
 import { uploadFile } from './upload';
 
-export type SearchBody = { answer: string; citations: Array<{ filename: string }> };
+export type SearchBody = { answer: string; citations: Array<{ filename: string; used?: boolean }>; refused?: boolean };
 
 /** A test app with one organisation whose one KB holds `files`, ingested, and search over it through REST. */
 export async function searchableKb(files: Array<{ name: string; bytes: Uint8Array | string; type?: string }>) {

@@ -2,7 +2,8 @@
 import { readSse, type SseEvent } from './sse';
 import type { WidgetConfig } from './types';
 
-export type Citation = { marker: number; filename: string; url: string | null; page: number | null; heading: string | null; snippet: string };
+/** `used: false`: the answer was refused and this is only one of the closest passages found. */
+export type Citation = { marker: number; filename: string; url: string | null; page: number | null; heading: string | null; snippet: string; used?: boolean };
 export type HistoryMessage = { role: 'user' | 'assistant'; content: string; citations: Citation[] };
 
 export type Session = {

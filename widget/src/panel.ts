@@ -63,7 +63,7 @@ function renderAnswer(target: HTMLElement, answer: string) {
   }
 }
 
-function renderSources(citations: Citation[]): HTMLElement {
+export function renderSources(citations: Citation[]): HTMLElement {
   const list = h('ol');
   for (const c of citations) {
     const url = safeUrl(c.url);
@@ -77,7 +77,11 @@ function renderSources(citations: Citation[]): HTMLElement {
     }
     list.append(h('li', { title: c.snippet }, h('span', { class: 'num' }, `${c.marker}.`), src));
   }
-  return h('div', { class: 'sources' }, h('div', { class: 'sources-title' }, 'Sources'), list);
+  // A refused answer's passages are what came closest, not what the answer says: labelled as such.
+  const closest = citations.every((c) => c.used === false);
+  return closest
+    ? h('div', { class: 'sources closest' }, h('div', { class: 'sources-title' }, 'Closest passages (not used in the answer)'), list)
+    : h('div', { class: 'sources' }, h('div', { class: 'sources-title' }, 'Sources'), list);
 }
 
 function describe(err: unknown): string {

@@ -19,6 +19,8 @@
  * passages ranked first by retrieval.
  */
 import { NOT_FOUND_ANSWER, type AnswerPassage } from '../prompts';
+import { alreadySaidPenalty } from './already-said';
+import { figureAdjustment, holdsFigure, pickFigureSentence } from './figures';
 import { MONTHS, WEEKDAYS, STOPWORDS, isNumberWord, questionContent, splitSentences, tokenize, type Token } from './text';
 
 export type QuestionType = 'date' | 'duration' | 'number' | 'person' | 'place' | 'reason' | 'other';
@@ -33,6 +35,8 @@ export interface AnswerOptions {
   maxWords?: number;
   /** Added to the score of sentences from the document of the first passage. */
   leadDocumentBonus?: number;
+  /** The conversation's earlier answers: a "what else" follow-up is not answered by repeating them. */
+  previousAnswers?: readonly string[];
 }
 
 export interface ScoredSentence {
@@ -62,7 +66,7 @@ export interface OfflineAnswer {
   ranked: ScoredSentence[];
 }
 
-const DEFAULTS: Required<AnswerOptions> = {
+const DEFAULTS: Required<Omit<AnswerOptions, 'previousAnswers'>> = {
   minCoverage: 0.22,
   secondSentenceRatio: 0.8,
   maxSentences: 3,
@@ -349,6 +353,8 @@ export function answerFromPassages(question: string, passages: AnswerPassage[], 
   );
 
   const leadDocument = passages[0]!.document;
+  const repeated = alreadySaidPenalty(question, opts.previousAnswers ?? []);
+  const figure = figureAdjustment(question);
   const ranked: ScoredSentence[] = sentences.map((s) => {
     const list = byPassage[s.passageIndex]!;
     const prev = list[s.sentenceIndex - 1];
@@ -419,7 +425,9 @@ export function answerFromPassages(question: string, passages: AnswerPassage[], 
       (offTarget ? 0.3 : 0) -
       lengthPenalty -
       (novel === 0 ? 0.2 : 0) -
-      (focusHit ? 0 : 0.25);
+      (focusHit ? 0 : 0.25) -
+      repeated(s.text) +
+      figure(s.text);
     return {
       passageIndex: s.passageIndex,
       marker: passages[s.passageIndex]!.marker,
@@ -437,7 +445,10 @@ export function answerFromPassages(question: string, passages: AnswerPassage[], 
   ranked.sort((a, b) => b.score - a.score || a.passageIndex - b.passageIndex || a.sentenceIndex - b.sentenceIndex);
 
   // The best sentence that says something about the question's focus, not merely its topic.
-  const best = ranked.find((r) => r.focusHit) ?? ranked[0]!;
+  // A figure question is answered by a sentence or table row with a number for its measure, when one qualifies.
+  const best =
+    pickFigureSentence(question, ranked, (r) => r.focusHit && !r.offTarget && r.coverage >= opts.minCoverage) ?? ranked.find((r) => r.focusHit) ?? ranked[0]!;
+  const bestHoldsFigure = best.text !== '' && holdsFigure(best.text);
   if (best.coverage < opts.minCoverage || !best.focusHit) return refusal(ranked);
 
   const chosen: ScoredSentence[] = [best];
@@ -448,6 +459,8 @@ export function answerFromPassages(question: string, passages: AnswerPassage[], 
     if (chosen.length >= opts.maxSentences) break;
     if (cand.score < best.score * opts.secondSentenceRatio || cand.coverage < opts.minCoverage) break;
     if (!cand.focusHit || cand.offTarget || (best.typeHit && !cand.typeHit)) continue;
+    // Next to a quoted figure, a sentence without one is boilerplate (a certification naming the period).
+    if (figure(cand.text) < 0 && bestHoldsFigure) continue;
     const w = cand.text.split(/\s+/).length;
     if (words + w > opts.maxWords) continue;
     const cs = stemsOf(cand);

@@ -16,6 +16,7 @@
  * the answer and the recent turns.
  */
 import { NOT_FOUND_ANSWER, stripCitationMarkers, type ChatTurn } from '../prompts';
+import { pickAnswerReferent } from './answer-referent';
 import { findPeriods, formatPeriod } from './periods';
 import { STOPWORDS, tokenize, type Token } from './text';
 
@@ -79,7 +80,7 @@ export function extractMentions(text: string): Mention[] {
     while (j + 1 < tokens.length) {
       const gap = text.slice(tokens[j]!.end, tokens[j + 1]!.start);
       const nx = tokens[j + 1]!;
-      if (/^[-‐–]?$|^ $/.test(gap) && (isCapitalised(nx) || gap === '-')) {
+      if ((/^[-‐–]?$|^ $|^ & $/.test(gap) && isCapitalised(nx)) || gap === '-') {
         j++;
         continue;
       }
@@ -143,6 +144,8 @@ interface Context {
   person?: Mention;
   lastUser?: string;
   lastUserAskedWho: boolean;
+  /** What an earlier follow-up's reference was resolved to ("that publisher" -> Tallow & Reed). */
+  focus?: Mention;
 }
 
 function analyseHistory(history: ChatTurn[]): Context {
@@ -166,10 +169,10 @@ function analyseHistory(history: ChatTurn[]): Context {
   }
   const lastAssistant = [...history].reverse().find((t) => t.role === 'assistant');
   if (lastAssistant && !lastAssistant.content.includes(NOT_FOUND_ANSWER)) {
-    const ms = extractMentions(stripCitationMarkers(lastAssistant.content)).filter(
-      (m) => m.proper && !(ctx.topic && sameEntity(m, ctx.topic)),
-    );
-    ctx.answerEntity = ms[0];
+    const answer = stripCitationMarkers(lastAssistant.content);
+    const ms = extractMentions(answer).filter((m) => m.proper && !(ctx.topic && sameEntity(m, ctx.topic)));
+    // After "who/which" the reply is the answer's agent ("published by Tallow & Reed"), not the first name in it.
+    ctx.answerEntity = ctx.lastUserAskedWho ? pickAnswerReferent(answer, ctx.lastUser, ms, (m) => ORG_WORDS.test(m.core)) : ms[0];
     if (!ctx.topic) ctx.topic = pickTopic(extractMentions(stripCitationMarkers(lastAssistant.content)));
   }
   // Someone "he"/"she" can refer to: prefer the answer, then the recent turns.
@@ -195,6 +198,8 @@ function splice(text: string, start: number, end: number, replacement: string): 
 }
 
 const ORG_NOUN = /\b(?:that|this|the same|the)\s+(?:company|firm|manufacturer|maker|organi[sz]ation|business|vendor|supplier|brand|developer|producer)\b/i;
+/** "that publisher", "this author": a demonstrative and a noun naming whoever did something. */
+const AGENT_NOUN = /\b(?:that|this|the same)\s+([a-z]+(?:er|or|ist|ant|ent))\b/i;
 const PERIOD_NOUN = /\b(?:that|this|the same)\s+(?:period|quarter|year|fiscal year|time|month)\b/i;
 const EXISTENTIAL = new Set(['is', 'are', 'was', 'were', 'be', 'been', 'isn', 'aren', 'wasn', 'weren']);
 
@@ -243,6 +248,11 @@ function resolveNominals(history: ChatTurn[], f: string): string {
   if (org) {
     const target = resolveOrganisation(history, analyseHistory(history));
     if (target) out = splice(out, org.index, org.index + org[0].length, target.core);
+  } else {
+    // "What else has that publisher printed?" after "Who publishes ...?": the one the answer named.
+    const agent = AGENT_NOUN.exec(out);
+    const ctx = agent ? analyseHistory(history) : undefined;
+    if (agent && ctx?.lastUserAskedWho && ctx.answerEntity) out = splice(out, agent.index, agent.index + agent[0].length, ctx.answerEntity.core);
   }
   const period = PERIOD_NOUN.exec(out);
   if (period) {
@@ -259,7 +269,56 @@ function resolveNominals(history: ChatTurn[], f: string): string {
   return out;
 }
 
+/**
+ * The history with each earlier follow-up replaced by what it was condensed to, so a reference
+ * resolved once stays resolved: after "What else has that publisher printed?" became "What else has
+ * Tallow & Reed printed?", a later "it" finds Tallow & Reed in the user turns, where the topic is read.
+ */
+function resolvedFocus(history: ChatTurn[]): Mention | undefined {
+  let focus: Mention | undefined;
+  for (let i = 0; i < history.length; i++) {
+    const turn = history[i]!;
+    if (turn.role !== 'user' || i === 0) continue;
+    // Only the last two exchanges: an older resolution is no longer what the conversation is about.
+    if (history.length - i > 4) continue;
+    const raw = new Set(extractMentions(turn.content).map((m) => m.core.toLowerCase()));
+    const resolved = extractMentions(condenseTurn(history.slice(0, i), turn.content)).find((m) => m.proper && !raw.has(m.core.toLowerCase()));
+    if (resolved) focus = resolved;
+  }
+  return focus;
+}
+
+/**
+ * For each earlier follow-up of the history (by index), the name its reference was resolved to, when
+ * it was resolved to a name the follow-up did not write ("that publisher" -> "Tallow & Reed"). The
+ * condense prompt shows these to the model, online and offline alike.
+ */
+export function resolvedFollowUps(history: ChatTurn[]): Map<number, string> {
+  const out = new Map<number, string>();
+  for (let i = 1; i < history.length; i++) {
+    const turn = history[i]!;
+    if (turn.role !== 'user') continue;
+    const resolved = condenseQueryOffline(history.slice(0, i), turn.content);
+    const raw = new Set(extractMentions(turn.content).map((m) => m.core.toLowerCase()));
+    if (extractMentions(resolved).some((m) => m.proper && !raw.has(m.core.toLowerCase()))) out.set(i, resolved);
+  }
+  return out;
+}
+
 export function condenseQueryOffline(history: ChatTurn[], followUp: string): string {
+  return condenseTurn(history, followUp, resolvedFocus(history));
+}
+
+// Predicates that only an organisation takes: "when was it founded?" after a turn about its publisher.
+const ORG_PREDICATE =
+  /\b(?:found(?:ed|s)?|founders?|established|headquarter(?:s|ed)?|incorporated|employ(?:s|ed)?|employees|staff|ceo|owns|owned|acquired?|merged?|subsidiar(?:y|ies))\b/i;
+
+/**
+ * One follow-up. `focus`: what an earlier follow-up was resolved to; "it" means it when the follow-up
+ * asks what only an organisation has, or when the conversation has no named topic of its own (the
+ * user turns name no product), so the thread an answer started is followed past one turn.
+ */
+function condenseTurn(history: ChatTurn[], followUp: string, focus?: Mention): string {
   const original = followUp.replace(/\s+/g, ' ').trim();
   if (history.length === 0 || original === '') return original;
   const f = resolveNominals(history, original);
@@ -295,6 +354,7 @@ export function condenseQueryOffline(history: ChatTurn[], followUp: string): str
   if (!pronoun && !leadMatch && !fragment) return f;
 
   const ctx = analyseHistory(history);
+  ctx.focus = focus;
 
   if (pronoun) {
     // Each entity is spelled out once, at its first pronoun; later pronouns for it read naturally.
@@ -309,6 +369,7 @@ export function condenseQueryOffline(history: ChatTurn[], followUp: string): str
         target = ctx.lastUserAskedWho && ctx.answerEntity?.personLike ? ctx.answerEntity : (ctx.person ?? ctx.answerEntity ?? ctx.topic);
       } else if (THEY.has(raw)) target = ctx.lastUserAskedWho ? (ctx.answerEntity ?? ctx.topic) : ctx.topic;
       // "Where is it going?" asks where the thing is: "it" is not a place, nor a noun phrase when a name is at hand.
+      else if (ctx.focus && (ORG_PREDICATE.test(f) || !ctx.topic?.proper)) target = ctx.focus;
       else target = /^\s*where\b/i.test(f) && (ctx.topic?.afterPlacePrep || !ctx.topic?.proper) ? (ctx.thing ?? ctx.topic) : ctx.topic;
       if (!target || used.has(target.core.toLowerCase())) continue;
       used.add(target.core.toLowerCase());

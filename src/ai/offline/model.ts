@@ -78,7 +78,9 @@ export class OfflineLanguageModel implements LanguageModelV2 {
     if (condense) return { task: 'condense', text: condenseQueryOffline(condense.history, condense.followUp), inputText };
     const answer = parseAnswerPrompt(plain);
     if (answer) {
-      return { task: 'answer', text: answerFromPassages(answer.question, answer.passages, this.answerOptions).text, inputText };
+      // The latest answer only: "what else" asks past what was just said.
+      const previousAnswers = answer.history.filter((t) => t.role === 'assistant').slice(-1).map((t) => t.content);
+      return { task: 'answer', text: answerFromPassages(answer.question, answer.passages, { previousAnswers, ...this.answerOptions }).text, inputText };
     }
     return { task: 'unknown', text: NOT_FOUND_ANSWER, inputText };
   }

@@ -71,6 +71,14 @@ export function passageSupport(question: string, passages: SupportPassage[], lex
   return supportParts(question, passages, lexicalCeiling).passages.map((p) => p.support);
 }
 
+export interface SupportVerdict {
+  covered: boolean;
+  /** The best passage's support (compare with MIN_SUPPORT). */
+  bestSupport: number;
+  /** Some passage holds every content word of the question (two or more). */
+  fullCoverage: boolean;
+}
+
 /**
  * Covered when the best passage reaches MIN_SUPPORT, or when one passage holds every word the
  * question asks about (two or more): "How much leave do I get?" over a handbook's "New employees
@@ -78,8 +86,13 @@ export function passageSupport(question: string, passages: SupportPassage[], lex
  * question is low). No question of the benchmarks' dumps that the threshold refuses has such a
  * passage, off-topic or answerable, so this answers small KBs without letting off-topic through.
  */
-export function passagesCoverQuestion(question: string, passages: SupportPassage[], lexicalCeiling = 0): boolean {
+export function supportVerdict(question: string, passages: SupportPassage[], lexicalCeiling = 0): SupportVerdict {
   const { terms, passages: parts } = supportParts(question, passages, lexicalCeiling);
-  if (terms >= 2 && parts.some((p) => p.coverage >= 1 - 1e-9)) return true;
-  return Math.max(0, ...parts.map((p) => p.support)) >= MIN_SUPPORT;
+  const fullCoverage = terms >= 2 && parts.some((p) => p.coverage >= 1 - 1e-9);
+  const bestSupport = Math.max(0, ...parts.map((p) => p.support));
+  return { covered: fullCoverage || bestSupport >= MIN_SUPPORT, bestSupport, fullCoverage };
+}
+
+export function passagesCoverQuestion(question: string, passages: SupportPassage[], lexicalCeiling = 0): boolean {
+  return supportVerdict(question, passages, lexicalCeiling).covered;
 }

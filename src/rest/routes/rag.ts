@@ -2,7 +2,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { collectChat, startChat, ZChatInput, type ChatEvent } from '../../services/chat/send-chat-message';
-import { collectAnswer } from '../../services/rag/answer-stream';
+import { collectSearchResponse } from '../../services/rag/answer-stream';
 import { ZCitation } from '../../services/rag/citations';
 import { startSearch, ZSearchInput } from '../../services/rag/search';
 import type { HonoEnv } from '../hono-env';
@@ -44,14 +44,14 @@ export function registerRagRoutes(app: OpenAPIHono<HonoEnv>) {
         200: {
           description: 'The answer',
           content: {
-            'application/json': { schema: z.object({ answer: z.string(), citations: z.array(ZCitation) }) },
+            'application/json': { schema: z.object({ answer: z.string(), citations: z.array(ZCitation), refused: z.boolean() }) },
             'text/event-stream': { schema: z.string() },
           },
         },
         ...errorResponses(400, 404, 413, 415, 503),
       },
     }),
-    async (c) => answer(c, c.req.valid('json').stream, (signal) => startSearch(c.var.svc, c.req.valid('json'), signal), collectAnswer),
+    async (c) => answer(c, c.req.valid('json').stream, (signal) => startSearch(c.var.svc, c.req.valid('json'), signal), collectSearchResponse),
   );
 
   app.openapi(
@@ -67,7 +67,7 @@ export function registerRagRoutes(app: OpenAPIHono<HonoEnv>) {
         200: {
           description: 'The reply',
           content: {
-            'application/json': { schema: z.object({ response: z.string(), session_id: z.string(), citations: z.array(ZCitation) }) },
+            'application/json': { schema: z.object({ response: z.string(), session_id: z.string(), citations: z.array(ZCitation), refused: z.boolean() }) },
             'text/event-stream': { schema: z.string() },
           },
         },

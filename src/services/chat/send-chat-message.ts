@@ -10,7 +10,7 @@ import type { ServiceContext } from '../../context';
 import type { SessionId } from '../../ids';
 import { parseInput } from '../../validation';
 import { requireKb } from '../kbs/require-kb';
-import { answerStream, type AnswerEvent } from '../rag/answer-stream';
+import { answerStream, responseCitations, type AnswerEvent } from '../rag/answer-stream';
 import { withOrgShare } from '../org-share';
 import { retrieve } from '../rag/retrieve';
 import { appendExchange, loadHistory, openSession } from './sessions';
@@ -50,12 +50,15 @@ export async function startChat(ctx: ServiceContext, rawInput: ChatInput, signal
   return run();
 }
 
-/** The non-streamed response shape of the spec: { response, session_id, citations }. */
+/**
+ * The non-streamed response shape of the spec: { response, session_id, citations }, plus `refused`
+ * (a refusal's citations are the closest passages, each `used: false`).
+ */
 export async function collectChat(events: AsyncIterable<ChatEvent>) {
   let sessionId: string | null = null;
   for await (const e of events) {
     if (e.type === 'session') sessionId = e.session_id;
-    if (e.type === 'done') return { response: e.answer, session_id: sessionId!, citations: e.citations };
+    if (e.type === 'done') return { response: e.answer, session_id: sessionId!, citations: responseCitations(e), refused: e.refused };
   }
   throw new Error('chat stream ended without a done event');
 }

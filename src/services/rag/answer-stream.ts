@@ -10,14 +10,31 @@ import { AppError } from '../../errors';
 import { buildAnswerPrompt, extractCitedMarkers, NOT_FOUND_ANSWER, passageSource, type AnswerPassage, type ChatTurn } from '../../ai/prompts';
 import { titleFromFilename } from '../../ingest/document-title';
 import { OFFLINE_PROVIDER } from '../../ai/offline/model';
-import { passagesCoverQuestion } from '../../ai/offline/support';
+import { decideAnswerGate, type AnswerGate } from './answer-gate';
 import { toCitation, type Citation } from './citations';
 import type { Retrieval } from './retrieve';
 
+/**
+ * `sources`: the retrieved passages, numbered as the answer's [n] markers (on a refusal, the closest
+ * ones, each `used: false`). `done.citations`: the passages the answer cites (none on a refusal);
+ * `done.closest`: on a refusal, what was retrieved nonetheless (clients are sent
+ * `responseCitations(done)`); `done.gate`: why the passages were or were not answered from.
+ */
 export type AnswerEvent =
   | { type: 'sources'; citations: Citation[] }
   | { type: 'delta'; text: string }
-  | { type: 'done'; answer: string; citations: Citation[] };
+  | { type: 'done'; answer: string; citations: Citation[]; closest: Citation[]; refused: boolean; gate: AnswerGate };
+
+type DoneEvent = Extract<AnswerEvent, { type: 'done' }>;
+
+/**
+ * The citations a client is sent with a finished answer: the ones the answer used, or, when it was
+ * refused, the closest retrieved passages marked `used: false`, so people (and clients measuring
+ * retrieval) see what was found. Every transport sends this.
+ */
+export function responseCitations(done: Pick<DoneEvent, 'citations' | 'closest' | 'refused'>): Citation[] {
+  return done.refused ? done.closest : done.citations;
+}
 
 const isRefusal = (text: string) => text.trim().replace(/\s+/g, ' ').startsWith(NOT_FOUND_ANSWER.slice(0, 30));
 
@@ -51,19 +68,12 @@ export async function* answerStream(
   const offline = deps.models.answerModel.provider === OFFLINE_PROVIDER;
   const question = offline && input.standalone ? input.standalone : input.question;
   const passages = answerPassages(retrieval);
-  // The extractive offline answerer matches words, so it is told no when no passage holds the
-  // question's content; an LLM judges that from the passages itself.
-  const covered =
-    !offline ||
-    passagesCoverQuestion(
-      question,
-      passages.map((p, i) => ({ ...p, dense: retrieval.chunks[i]!.dense, lexical: retrieval.chunks[i]!.lexical })),
-      retrieval.lexicalCeiling,
-    );
-  if (!retrieval.confident || retrieval.chunks.length === 0 || !covered) {
-    yield { type: 'sources', citations: [] };
+  const gate = decideAnswerGate({ question, retrieval, passages, offline });
+  if (!gate.pass) {
+    const closest = retrieval.chunks.map((c, i) => toCitation(c, i + 1, false));
+    yield { type: 'sources', citations: closest };
     yield { type: 'delta', text: NOT_FOUND_ANSWER };
-    yield { type: 'done', answer: NOT_FOUND_ANSWER, citations: [] };
+    yield { type: 'done', answer: NOT_FOUND_ANSWER, citations: [], closest, refused: true, gate };
     return;
   }
 
@@ -101,17 +111,29 @@ export async function* answerStream(
   }
   answer = answer.trim();
   if (isRefusal(answer)) {
-    yield { type: 'done', answer: NOT_FOUND_ANSWER, citations: [] };
+    const closest = sources.map((c) => ({ ...c, used: false }));
+    yield { type: 'done', answer: NOT_FOUND_ANSWER, citations: [], closest, refused: true, gate: { ...gate, pass: false, reason: 'model_refused' } };
     return;
   }
   const cited = new Set(extractCitedMarkers(answer));
   const used = sources.filter((s) => cited.has(s.marker));
   // A model that forgot its markers still answered from the passages: credit the best one.
-  yield { type: 'done', answer, citations: used.length > 0 ? used : sources.slice(0, 1) };
+  yield { type: 'done', answer, citations: used.length > 0 ? used : sources.slice(0, 1), closest: [], refused: false, gate };
 }
 
-/** The non-streamed response: the same events, collected. */
-export async function collectAnswer(events: AsyncIterable<AnswerEvent>): Promise<{ answer: string; citations: Citation[] }> {
-  for await (const e of events) if (e.type === 'done') return { answer: e.answer, citations: e.citations };
+/**
+ * The finished answer, collected: `citations` are the ones the answer used (none when refused, which
+ * is how the benches count refusals); `closest` what a refusal retrieved nonetheless.
+ */
+export async function collectAnswer(
+  events: AsyncIterable<AnswerEvent>,
+): Promise<{ answer: string; citations: Citation[]; closest: Citation[]; refused: boolean; gate: AnswerGate }> {
+  for await (const e of events) if (e.type === 'done') return { answer: e.answer, citations: e.citations, closest: e.closest, refused: e.refused, gate: e.gate };
   throw new Error('answer stream ended without a done event');
+}
+
+/** The non-streamed search response every transport sends: the spec's { answer, citations }, plus `refused`. */
+export async function collectSearchResponse(events: AsyncIterable<AnswerEvent>): Promise<{ answer: string; citations: Citation[]; refused: boolean }> {
+  const done = await collectAnswer(events);
+  return { answer: done.answer, citations: responseCitations(done), refused: done.refused };
 }

@@ -11,6 +11,9 @@ export const ZCitation = z.object({
   page: z.number().int().nullable(),
   heading: z.string().nullable(),
   snippet: z.string(),
+  used: z
+    .boolean()
+    .describe('false when the answer was refused: the passage is only among the closest retrieved, not a source of the answer'),
 });
 export type Citation = z.infer<typeof ZCitation>;
 
@@ -21,7 +24,7 @@ function snippet(text: string): string {
   return flat.length <= SNIPPET_CHARS ? flat : `${flat.slice(0, SNIPPET_CHARS).replace(/\s+\S*$/, '')}…`;
 }
 
-export function toCitation(chunk: RetrievedChunk, marker: number): Citation {
+export function toCitation(chunk: RetrievedChunk, marker: number, used = true): Citation {
   return {
     doc_id: chunk.doc_id,
     score: Number(chunk.score.toFixed(4)),
@@ -32,5 +35,6 @@ export function toCitation(chunk: RetrievedChunk, marker: number): Citation {
     page: chunk.page,
     heading: chunk.heading_path.length ? chunk.heading_path.join(' > ') : null,
     snippet: snippet(chunk.text),
+    used,
   };
 }

@@ -27,7 +27,7 @@ export type WidgetChatInput = z.input<typeof ZWidgetChatInput>;
 export type WidgetChatEvent =
   | Extract<ChatEvent, { type: 'session' | 'delta' }>
   | { type: 'sources'; citations: WidgetCitation[] }
-  | { type: 'done'; answer: string; citations: WidgetCitation[] };
+  | { type: 'done'; answer: string; citations: WidgetCitation[]; closest: WidgetCitation[]; refused: boolean };
 
 export async function startWidgetChat(
   caller: WidgetCaller,
@@ -42,7 +42,10 @@ export async function startWidgetChat(
   );
   async function* trimmed(): AsyncGenerator<WidgetChatEvent> {
     for await (const e of events) {
-      if (e.type === 'sources' || e.type === 'done') yield { ...e, citations: e.citations.map(toWidgetCitation) };
+      if (e.type === 'sources') yield { ...e, citations: e.citations.map(toWidgetCitation) };
+      // A refusal still shows the visitor the closest passages (used: false); the gate's scores stay here.
+      else if (e.type === 'done')
+        yield { type: 'done', answer: e.answer, citations: e.citations.map(toWidgetCitation), closest: e.closest.map(toWidgetCitation), refused: e.refused };
       else yield e;
     }
   }
