@@ -177,7 +177,7 @@ const trimName = (s: string) => collapseWhitespace(s.replace(/^the\s+/i, '').rep
 
 function tidyKind(k: string): string {
   const t = collapseWhitespace(k);
-  return /^form\s/i.test(t) ? `Form ${t.slice(5).toUpperCase()}` : t.replace(/\b\p{Ll}/gu, (c) => c.toUpperCase());
+  return /^form\s/i.test(t) ? `Form ${t.slice(5).toUpperCase()}` : t.toLowerCase().replace(/(?<![\p{L}'’])\p{Ll}/gu, (c) => c.toUpperCase());
 }
 
 function findPeriod(lines: string[]): string | null {
