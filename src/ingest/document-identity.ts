@@ -97,11 +97,16 @@ export function documentIdentity(parsed: ParsedDocument, doc: { filename: string
  * as "fiscal year 2018" when the cover says "year ended December 31, 2018", as questions put it),
  * and the running headers.
  */
-export function identityContext(identity: DocumentIdentity | null | undefined): string {
+export function identityContext(identity: DocumentIdentity | null | undefined, opts: { besides?: string | null } = {}): string {
   if (!identity) return '';
-  const head = [identity.subject, identity.kind, identity.period].filter(Boolean).join(' · ');
-  const extra = [...(identity.headline ?? []), ...identity.running].filter((r) => !head.toLowerCase().includes(r.toLowerCase()));
-  return [head, ...extra].filter(Boolean).join(' · ');
+  // Only what the title does not already say: the same words twice would count twice in BM25
+  // and pull every vector of the document toward them (measured: earnings calls, whose titles
+  // already name call and period, lost 3 of 53 right-first answers when cover lines were added).
+  const said = new Set((opts.besides ?? '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+  const adds = (part: string) => (part.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).some((w) => !said.has(w));
+  // The running header is context only when it is what names the subject.
+  const parts = [identity.subject, identity.kind, identity.period, ...(identity.source === 'running' ? identity.running.slice(1) : [])];
+  return parts.filter((p): p is string => !!p && adds(p)).join(' · ');
 }
 
 function openingLines(parsed: ParsedDocument): Array<{ text: string; size?: number }> {
@@ -159,6 +164,14 @@ function mostRepeated(candidates: string[], parsed: ParsedDocument): string | nu
     .slice(0, 2000)
     .map((s) => s.text.toLowerCase())
     .join('\n');
+  // A line the body repeats as a paragraph of its own is a label ("Operator", "Presentation"), not a name.
+  const standalone = new Map<string, number>();
+  for (const s of parsed.sections.slice(0, 2000)) {
+    const k = collapseWhitespace(s.text).toLowerCase();
+    if (k.length <= MAX_LINE) standalone.set(k, (standalone.get(k) ?? 0) + 1);
+  }
+  candidates = candidates.filter((c) => (standalone.get(c.toLowerCase()) ?? 0) < 2);
+  if (candidates.length === 0) return null;
   let best: string | null = null;
   let bestCount = 1;
   for (const c of candidates) {

@@ -36,8 +36,7 @@ export function chunkContext(title: string | null | undefined, headingPath: stri
   const heading = headingPath.join(' > ');
   // A crawled page's title is already the first heading.
   const titled = title && headingPath[0] !== title ? title : null;
-  const about = identityContext(identity);
-  // What the title already says is not indexed twice (BM25 would count it twice).
-  const parts = [titled, about && !(titled ?? '').toLowerCase().includes(about.toLowerCase()) ? about : null, heading || null].filter(Boolean);
+  const about = identityContext(identity, { besides: title });
+  const parts = [titled, about || null, heading || null].filter(Boolean);
   return parts.join('\n');
 }

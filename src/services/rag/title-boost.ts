@@ -28,9 +28,9 @@ export const PERIOD_BOOST = 2.0;
  */
 export function aboutDocument(title: string | null, identity: DocumentIdentity | null | undefined): string | null {
   if (!identity) return title;
-  const about = identityContext({ ...identity, headline: [], running: [] });
+  const about = identityContext({ ...identity, running: [] }, { besides: title });
   if (!about) return title;
-  return title && !title.toLowerCase().includes(about.toLowerCase()) ? `${title} · ${about}` : (title ?? about);
+  return title ? `${title} · ${about}` : about;
 }
 
 export function titleBoosts(query: string, titles: Array<string | null>): number[] {
