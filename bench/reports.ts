@@ -8,11 +8,18 @@
  *      - the answer (POST /api/rag/search's service) cites the right call; answerable refused;
  *      - unanswerable questions answered;
  *    next to a page-level BM25 peer (MiniSearch over the same pages' text, in process).
- * 2. Off-topic questions (bench/lib/off-topic.ts: subjects a corpus does not hold) against a KB
+ * 2. FinanceBench's sample (bench/lib/financebench.ts, ../shared/data/financebench, read at bench time
+ *    and never copied): 41 filings of 15 companies in one KB, uploaded once under their real names
+ *    and once under opaque names (the SHA-1 of the file), its 68 questions asked with top_k 5:
+ *    right filing first / in the top 5, evidence page among the top 5 passages, the answer cites
+ *    the right filing, the gold figure is in the answer, refused; for the tuning half of the
+ *    companies, the held-out half, and all. Not part of the off-topic KBs below.
+ * 3. Off-topic questions (bench/lib/off-topic.ts: subjects a corpus does not hold) against a KB
  *    of every shared corpus (earnings calls, SQuAD's paragraphs, the PCRE2 site crawled from
  *    loopback, the documents of ../shared/data/docs): the share answered instead of refused.
  *
- *   npm run bench -- reports [--db postgres|embedded] [--corpora earnings,squad,site,docs] [--verbose]
+ *   npm run bench -- reports [--db postgres|embedded] [--corpora earnings,financebench,squad,site,docs] [--verbose]
+ *                            [--names real,opaque] [--companies 3M,Nike]
  *
  * The docs corpus skips its two largest files (619-page PDF, 872-page DOCX) unless --full-docs.
  */
@@ -39,6 +46,8 @@ import { fuse } from '../src/services/rag/fuse';
 import { startSearch } from '../src/services/rag/search';
 import { openBenchRuntime, type BenchDb } from './lib/bench-runtime';
 import { OFF_TOPIC, OFF_TOPIC_HELD_OUT } from './lib/off-topic';
+import { containsFigure, goldFigures, loadFinanceBench, type FinanceQuestion } from './lib/financebench';
+import { NOT_FOUND_ANSWER } from '../src/ai/prompts';
 import { everyKth, loadSquad } from './lib/squad';
 
 const DATA = path.resolve(import.meta.dirname, '../../shared/data');
@@ -47,7 +56,10 @@ const EARNINGS = path.join(DATA, 'earnings-calls');
 const { values } = parseArgs({
   options: {
     db: { type: 'string', default: 'postgres' },
-    corpora: { type: 'string', default: 'earnings,squad,site,docs' },
+    corpora: { type: 'string', default: 'earnings,financebench,squad,site,docs' },
+    // FinanceBench: which namings to upload under, and (while iterating) which companies only.
+    names: { type: 'string', default: 'real,opaque' },
+    companies: { type: 'string' },
     'full-docs': { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false },
     // Writes every question's retrieved passages (as the answer prompt gets them), for tuning the answerer offline.
@@ -112,6 +124,72 @@ const dump = async (kb: Parameters<typeof retrieve>[1], docName: Map<string, str
     lexicon: { chunks: rows[0]?.chunks ?? 0, terms: rows.map((r) => ({ lexeme: r.lexeme, df: r.df ?? 0 })) },
   });
 };
+
+async function financeBench(ctx: ServiceContext, naming: 'real' | 'opaque') {
+  const companies = values.companies ? new Set(values.companies.toLowerCase().split(',')) : undefined;
+  const { files, questions } = loadFinanceBench(path.join(DATA, 'financebench'), { naming, companies });
+  const { kb, docName } = await uploadAll(ctx, `financebench (${naming} names)`, files);
+  const wantOf = new Map(files.map((f) => [f.filename, f.docName]));
+  const filingOf = (docId: string) => wantOf.get(docName.get(docId) ?? '') ?? '';
+  type Row = { q: FinanceQuestion; first: boolean; top5: boolean; page: boolean; cites: boolean; figure: boolean | null; refused: boolean; peerTop5: boolean; peerFirst: boolean };
+  const rows: Row[] = [];
+  // The peer: BM25 over whole pages, as in the earnings-call section.
+  const chunkRows = await rt.deps.db.selectFrom('chunks').select(['document_id', 'page', 'text']).where('kb_id', '=', kb.id).orderBy('document_id').orderBy('position').execute();
+  const pages = new Map<string, { id: string; filing: string; text: string }>();
+  for (const r of chunkRows) {
+    const key = `${r.document_id}#${r.page ?? 0}`;
+    const page = pages.get(key) ?? { id: key, filing: filingOf(r.document_id), text: '' };
+    page.text += `\n${r.text}`;
+    pages.set(key, page);
+  }
+  const mini = new MiniSearch<{ id: string; filing: string; text: string }>({ fields: ['text'], storeFields: ['filing'] });
+  mini.addAll([...pages.values()]);
+  for (const q of questions) {
+    const { chunks } = await retrieve(rt.deps, kb, q.question, { topK: 5 });
+    const got = chunks.map((c) => filingOf(c.doc_id));
+    const peer = mini.search(q.question).slice(0, 5).map((h) => h.filing as string);
+    await dump(kb, null, { kind: 'answerable', corpus: `financebench-${naming}`, question: q.question, want: q.docName });
+    const { answer, citations } = await collectAnswer(await startSearch(ctx, { kb_id: kb.id, query: q.question, top_k: 5 }));
+    const refused = answer.trim().startsWith(NOT_FOUND_ANSWER.slice(0, 30));
+    const gold = goldFigures(q.answer);
+    const row: Row = {
+      q,
+      first: got[0] === q.docName,
+      top5: got.includes(q.docName),
+      page: chunks.some((c) => filingOf(c.doc_id) === q.docName && c.page !== null && q.evidencePages.includes(c.page)),
+      cites: !refused && citations.some((c) => filingOf(c.doc_id) === q.docName),
+      figure: gold.length === 0 ? null : !refused && containsFigure(answer, gold),
+      refused,
+      peerFirst: peer[0] === q.docName,
+      peerTop5: peer.includes(q.docName),
+    };
+    rows.push(row);
+    if (values.verbose) {
+      console.log(
+        `${q.id} [${q.half}] want ${q.docName} p${q.evidencePages.join(',')} got ${chunks.map((c) => `${filingOf(c.doc_id)}:p${c.page}`).join(' ')}` +
+          ` ${refused ? 'REFUSED' : row.cites ? 'cites' : 'cites-other'}${row.figure === null ? '' : row.figure ? ' figure' : ' no-figure'}\n  Q: ${q.question}\n  A: ${answer.slice(0, 300)}`,
+      );
+    }
+  }
+  const column = (subset: Row[]) => {
+    const n = subset.length;
+    const withFigure = subset.filter((r) => r.figure !== null);
+    return {
+      'right filing first': ratio(subset.filter((r) => r.first).length, n),
+      'right filing in top 5': ratio(subset.filter((r) => r.top5).length, n),
+      'evidence page in top 5 passages': ratio(subset.filter((r) => r.page).length, n),
+      'answer cites the right filing': ratio(subset.filter((r) => r.cites).length, n),
+      'gold figure in the answer': `${withFigure.filter((r) => r.figure).length} / ${withFigure.length}`,
+      refused: `${subset.filter((r) => r.refused).length} / ${n}`,
+      'page BM25 peer: first / top 5': `${ratio(subset.filter((r) => r.peerFirst).length, n)} / ${ratio(subset.filter((r) => r.peerTop5).length, n)}`,
+    };
+  };
+  const table: Record<string, Record<string, string>> = {};
+  const cols = { tuning: column(rows.filter((r) => r.q.half === 'tuning')), 'held-out': column(rows.filter((r) => r.q.half === 'held-out')), all: column(rows) };
+  for (const [half, col] of Object.entries(cols)) for (const [metric, v] of Object.entries(col)) (table[metric] ??= {})[`${half} (${rows.filter((r) => half === 'all' || r.q.half === half).length})`] = v;
+  console.log(`\nFinanceBench, ${naming} file names (${files.length} filings, ${rows.length} questions, top_k 5, db ${values.db}, embeddings ${kb.embedding_model})`);
+  console.table(table);
+}
 
 const pct = (n: number, d: number) => `${((100 * n) / Math.max(1, d)).toFixed(1)}%`;
 const ratio = (n: number, d: number) => (n / Math.max(1, d)).toFixed(3);
@@ -198,6 +276,10 @@ try {
       'citations per answer': { ours: (citedDocs / Math.max(1, single.length - refused)).toFixed(2), 'page BM25 peer': '' },
       'unanswerable answered': { ours: `${unansweredAnswered} / ${unanswerable.length}`, 'page BM25 peer': '' },
     });
+  }
+
+  if (corpora.has('financebench')) {
+    for (const naming of values.names.split(',') as Array<'real' | 'opaque'>) await financeBench(ctx, naming);
   }
 
   if (corpora.has('squad')) {

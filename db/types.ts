@@ -3,6 +3,7 @@
  * db/migrations/ must keep it true.
  */
 import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable, Updateable } from 'kysely';
+import type { DocumentIdentity } from '../src/ingest/document-identity';
 import type { AdminSessionId, ApiKeyId, ChunkId, DocumentId, KbId, MessageId, OrgId, SessionId } from '../src/ids';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -83,6 +84,8 @@ export interface DocumentsTable {
   crawl_options: Json<Record<string, unknown>> | null;
   /** What the chunks are indexed under (migration 0501); null before it. */
   title: Generated<string | null>;
+  /** What the document is about (migration 0801, src/ingest/document-identity.ts); null before it. */
+  identity: ColumnType<DocumentIdentity | null, string | null | undefined, string | null>;
   stage: IngestStage | null;
   progress_done: number | null;
   progress_total: number | null;

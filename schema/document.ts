@@ -30,6 +30,18 @@ const CrawlChangesRef = builder.objectRef<NonNullable<DocumentDto['last_crawl_ch
   fields: (t) => ({ added: t.exposeInt('added'), changed: t.exposeInt('changed'), removed: t.exposeInt('removed'), unchanged: t.exposeInt('unchanged') }),
 });
 
+const DocumentIdentityRef = builder.objectRef<NonNullable<DocumentDto['identity']>>('DocumentIdentity').implement({
+  description: "Whose document it is, what kind and which period, as the document says (cover page, running headers, real metadata title, file name last)",
+  fields: (t) => ({
+    subject: t.exposeString('subject', { nullable: true, description: 'The issuer, organisation or thing the document is about' }),
+    kind: t.exposeString('kind', { nullable: true, description: 'Kind of document ("Form 10-K", "Employee Handbook")' }),
+    period: t.exposeString('period', { nullable: true, description: 'Period it covers, as written' }),
+    headline: t.exposeStringList('headline', { description: "The cover's other headline lines, kept as context" }),
+    running: t.exposeStringList('running', { description: 'Running header and footer texts kept as context' }),
+    source: t.exposeString('source', { nullable: true, description: 'Where the subject was read: caption, cover, running, title or filename' }),
+  }),
+});
+
 export const DocumentRef = builder.objectRef<DocumentDto>('Document').implement({
   description: 'A file or crawled URL added to a knowledge base',
   fields: (t) => ({
@@ -45,6 +57,12 @@ export const DocumentRef = builder.objectRef<DocumentDto>('Document').implement(
     pages: t.exposeInt('pages', { nullable: true }),
     stage: t.field({ type: IngestStageEnum, nullable: true, description: 'What ingestion is doing now; null once settled', resolve: (d) => d.stage }),
     progress: t.field({ type: IngestProgressRef, nullable: true, resolve: (d) => d.progress }),
+    identity: t.field({
+      type: DocumentIdentityRef,
+      nullable: true,
+      description: 'What the document is about, read from the document itself at ingestion; null before it was (re-)ingested',
+      resolve: (d) => d.identity,
+    }),
     ocrPages: t.exposeIntList('ocr_pages', { description: 'Pages whose text was read by OCR' }),
     recrawl: t.field({ type: RecrawlEnum, nullable: true, resolve: (d) => d.recrawl }),
     lastCrawledAt: t.field({ type: 'DateTime', nullable: true, resolve: (d) => d.last_crawled_at }),

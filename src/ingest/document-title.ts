@@ -5,6 +5,7 @@
  * heading), and for uploads also the file name when it reads like a title: report file names
  * often carry the period or company that the metadata lacks ("Q1 2022 Acme Earnings Call.pdf").
  */
+import { identityContext, type DocumentIdentity } from './document-identity';
 import { collapseWhitespace } from './normalize';
 
 /** A file name's stem as words, when it has at least two words of three letters or more. */
@@ -26,10 +27,16 @@ export function documentTitle(parsedTitle: string | undefined, doc: { filename: 
   return adds ? `${title} (${fromName})` : title;
 }
 
-/** What is indexed ahead of a chunk's text (never shown in snippets): title, then heading path. */
-export function chunkContext(title: string | null | undefined, headingPath: string[]): string {
+/**
+ * What is indexed ahead of a chunk's text (never shown in snippets): title, the document's identity
+ * (document-identity.ts: whose, what kind, which period; the same on every chunk, so a passage from
+ * page 40 still says it), then heading path.
+ */
+export function chunkContext(title: string | null | undefined, headingPath: string[], identity?: DocumentIdentity | null): string {
   const heading = headingPath.join(' > ');
   // A crawled page's title is already the first heading.
-  const parts = [title && headingPath[0] !== title ? title : null, heading || null].filter(Boolean);
+  const titled = title && headingPath[0] !== title ? title : null;
+  const about = identityContext(identity, { besides: title });
+  const parts = [titled, about || null, heading || null].filter(Boolean);
   return parts.join('\n');
 }

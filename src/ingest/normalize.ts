@@ -38,10 +38,12 @@ export function tidyBlock(text: string): string {
 // leave behind when nobody set a title.
 const FILENAME_LIKE = /\.(?:jpe?g|png|gif|tiff?|bmp|s?html?|docx?|rtf|pdf|pptx?|xlsx?|txt|indd|qxd|e?ps)\s*$/i;
 
-/** `raw` as a display title, or undefined when it is empty, a file name or "Untitled". */
+/** `raw` as a display title, or undefined when it is empty, a file name, a number or "Untitled". */
 export function usableTitle(raw: unknown): string | undefined {
   if (typeof raw !== 'string') return undefined;
   const title = collapseWhitespace(cleanText(raw).replace(/^Microsoft (?:Word|PowerPoint) - /, ''));
   if (!title || FILENAME_LIKE.test(title) || /^untitled\b/i.test(title)) return undefined;
+  // An accession or document number ("0000320193-23-000077", "DOC-2023-0042") is not words.
+  if ((title.match(/\p{L}/gu) ?? []).length < 3) return undefined;
   return title;
 }

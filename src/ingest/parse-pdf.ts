@@ -71,6 +71,8 @@ const DAMAGED_ERRORS = new Set([
 ]);
 // "Chapter 3 ........ 12": a table-of-contents line, which must stay a line of its own.
 const TOC_ENTRY = /(?:\.\s?){4,}\s*[\divxlc]+$/i;
+// Paragraphs of the cover read for the document's identity: a filing's cover names its issuer and period within them.
+const OPENING_PARAGRAPHS = 40;
 const PAGE_NUMBER = /^(?:page\s*)?[-–—]?\s*\d{1,4}\s*[-–—]?(?:\s*(?:of|\/)\s*\d{1,4})?$/i;
 
 const passwordProtected = (cause: unknown): PermanentIngestError =>
@@ -228,12 +230,14 @@ function buildParagraphs(lines: Line[]): Paragraph[] {
 /**
  * Paragraphs at the top or bottom of many pages with the same text (digits aside) are running
  * headers and footers: they would otherwise land in a chunk per page and match every query
- * about the document's title.
+ * about the document's title. They are not thrown away: they often are the only place that says
+ * whose document it is and which period it covers ("Acme Inc. | Q3 2023 Form 10-Q"), so their
+ * texts (the first occurrence's, most frequent first) become the document's identity cues.
  */
-function runningHeadersAndFooters(pages: Paragraph[][]): Set<Paragraph> {
-  const found = new Set<Paragraph>();
+function runningHeadersAndFooters(pages: Paragraph[][]): { repeats: Set<Paragraph>; texts: string[] } {
+  const repeats = new Set<Paragraph>();
   const textPages = pages.filter((p) => p.length > 0).length;
-  if (textPages < 4) return found;
+  if (textPages < 4) return { repeats, texts: [] };
   const key = (p: Paragraph): string => p.text.replace(/\d+/g, '#').replace(/\s+/g, ' ').trim().toLowerCase();
   const edges = (paragraphs: Paragraph[]): Paragraph[] =>
     paragraphs.length <= 4 ? paragraphs : [...paragraphs.slice(0, 2), ...paragraphs.slice(-2)];
@@ -242,17 +246,18 @@ function runningHeadersAndFooters(pages: Paragraph[][]): Set<Paragraph> {
     for (const k of new Set(edges(paragraphs).map(key))) counts.set(k, (counts.get(k) ?? 0) + 1);
   }
   const threshold = Math.max(3, textPages * 0.4);
-  // The first occurrence stays: a running header usually repeats the title the first page shows.
-  const seen = new Set<string>();
+  // The first occurrence stays in the text: a running header usually repeats the title the first page shows.
+  const first = new Map<string, string>();
   for (const paragraphs of pages) {
     for (const p of edges(paragraphs)) {
       const k = key(p);
       if ((counts.get(k) ?? 0) < threshold || p.text.length >= 200) continue;
-      if (seen.has(k)) found.add(p);
-      seen.add(k);
+      if (first.has(k)) repeats.add(p);
+      else first.set(k, cleanText(p.text).trim());
     }
   }
-  return found;
+  const texts = [...first.entries()].sort((a, b) => counts.get(b[0])! - counts.get(a[0])!).map(([, text]) => text);
+  return { repeats, texts };
 }
 
 function destinationTop(dest: unknown[]): number | null {
@@ -415,7 +420,7 @@ export async function parsePdf(bytes: Uint8Array, options: ParsePdfOptions = {})
       }
     }
 
-    const boilerplate = runningHeadersAndFooters(pages);
+    const { repeats: boilerplate, texts: running } = runningHeadersAndFooters(pages);
     const sections: ParsedSection[] = [];
     let headingPath: string[] = [];
     pages.forEach((paragraphs, index) => {
@@ -450,7 +455,11 @@ export async function parsePdf(bytes: Uint8Array, options: ParsePdfOptions = {})
 
     const info = (await pdf.getMetadata().catch(() => undefined))?.info as { Title?: unknown } | undefined;
     const title = usableTitle(info?.Title) ?? (outline.length === 1 ? usableTitle(outline[0]!.path[0]) : undefined);
-    return { ...(title ? { title } : {}), pages: pdf.numPages, sections, ...(ocrPages.length > 0 ? { ocrPages } : {}) };
+    // The first page with text is the cover (or the first page of a report without one).
+    const cover = pages.find((p) => p.length > 0) ?? [];
+    const opening = cover.slice(0, OPENING_PARAGRAPHS).map((p) => ({ text: cleanText(p.text).trim(), size: p.size })).filter((p) => p.text);
+    const cues = { opening, running: running.filter((t) => !PAGE_NUMBER.test(t)) };
+    return { ...(title ? { title } : {}), cues, pages: pdf.numPages, sections, ...(ocrPages.length > 0 ? { ocrPages } : {}) };
   } finally {
     await pdf.destroy();
   }

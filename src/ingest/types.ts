@@ -23,8 +23,19 @@ export interface ParsedSection {
 /** Progress of the stage a parser is in; the ingestion job throttles the writes. */
 export type ParseProgress = (update: { stage: 'parsing' | 'ocr'; done: number; total: number; unit: 'pages' }) => void;
 
+/**
+ * What a document says about itself outside its body text, read by document-identity.ts: the
+ * opening lines (cover page, first heading; with their font size where the format has one) and
+ * the running headers and footers (each distinct text once, most frequent first).
+ */
+export interface IdentityCues {
+  opening: Array<{ text: string; size?: number }>;
+  running: string[];
+}
+
 export interface ParsedDocument {
   title?: string;
+  cues?: IdentityCues;
   pages?: number;
   sections: ParsedSection[];
   /** Pages whose text was read by OCR (1-based). */

@@ -122,3 +122,40 @@ export function ascii85(data: Buffer): Buffer {
   }
   return Buffer.from(`${out}~>`);
 }
+
+/** A line of text on a page: baseline `y` from the bottom, font size `size` (Helvetica). */
+export type PdfLine = { text: string; y: number; size?: number };
+
+/**
+ * A PDF of several pages of text lines, with an optional /Info dictionary (e.g. a Title): for
+ * covers, running headers and metadata titles. Text must not contain parentheses or backslashes.
+ */
+export function pdfWithPages(pages: PdfLine[][], info: { Title?: string } = {}): Buffer {
+  const fontId = 3;
+  const infoId = 4;
+  const pageIds = pages.map((_, i) => 5 + 2 * i);
+  const objects = new Map<number, Buffer>();
+  objects.set(1, Buffer.from('<< /Type /Catalog /Pages 2 0 R >>'));
+  objects.set(2, Buffer.from(`<< /Type /Pages /Kids [${pageIds.map((id) => `${id} 0 R`).join(' ')}] /Count ${pages.length} >>`));
+  objects.set(fontId, Buffer.from('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'));
+  objects.set(infoId, Buffer.from(`<< ${info.Title !== undefined ? `/Title (${info.Title})` : ''} >>`));
+  pages.forEach((lines, i) => {
+    const content = Buffer.from(lines.map((l) => `BT /F1 ${l.size ?? 11} Tf 72 ${l.y} Td (${l.text}) Tj ET\n`).join(''));
+    objects.set(pageIds[i]!, Buffer.from(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${pageIds[i]! + 1} 0 R /Resources << /Font << /F1 ${fontId} 0 R >> >> >>`));
+    objects.set(pageIds[i]! + 1, Buffer.concat([Buffer.from(`<< /Length ${content.length} >>\nstream\n`), content, Buffer.from('\nendstream')]));
+  });
+  const count = 4 + 2 * pages.length;
+  const parts: Buffer[] = [Buffer.from('%PDF-1.4\n')];
+  let length = parts[0]!.length;
+  const offsets: number[] = [];
+  for (let id = 1; id <= count; id++) {
+    offsets.push(length);
+    const obj = Buffer.concat([Buffer.from(`${id} 0 obj\n`), objects.get(id)!, Buffer.from('\nendobj\n')]);
+    parts.push(obj);
+    length += obj.length;
+  }
+  let xref = `xref\n0 ${count + 1}\n0000000000 65535 f \n`;
+  for (const o of offsets) xref += `${String(o).padStart(10, '0')} 00000 n \n`;
+  xref += `trailer\n<< /Size ${count + 1} /Root 1 0 R /Info ${infoId} 0 R >>\nstartxref\n${length}\n%%EOF\n`;
+  return Buffer.concat([...parts, Buffer.from(xref)]);
+}

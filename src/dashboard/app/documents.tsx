@@ -233,7 +233,7 @@ export function KbView({ kbId }: { kbId: string }) {
               {docs.map((d) => (
                 <tr data-doc={d.filename}>
                   <td><input type="checkbox" aria-label={`Select ${d.filename}`} checked={selected.has(d.id)} onChange={(e) => { const s = new Set(selected); e.currentTarget.checked ? s.add(d.id) : s.delete(d.id); setSelected(s); }} /></td>
-                  <td style="word-break:break-all"><a href={`#/kbs/${kbId}/doc/${d.id}`}>{d.filename}</a><div class="small muted">{d.source === 'url' ? 'website' : d.pages ? `${d.pages} pages` : ''}</div></td>
+                  <td style="word-break:break-all"><a href={`#/kbs/${kbId}/doc/${d.id}`}>{d.filename}</a><div class="small muted">{d.source === 'url' ? 'website' : d.pages ? `${d.pages} pages` : ''}</div>{d.identity ? <div class="small" title={`What this document is about, read from ${d.identity.source ?? 'the document'}`}>{[d.identity.subject, d.identity.kind, d.identity.period].filter(Boolean).join(' · ')}</div> : null}</td>
                   <td>
                     <StatusBadge doc={d} />
                     {d.status === 'failed' && <div class="small error-text">{d.error}</div>}

@@ -4,6 +4,7 @@ import { graphql } from './gql';
 export const DocumentFields = graphql(`
   fragment DocumentFields on Document {
     id kbId filename source status chunkCount error sizeBytes pages createdAt updatedAt
+    identity { subject kind period source }
     stage progress { done total unit }
   }
 `);

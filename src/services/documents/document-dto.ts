@@ -16,6 +16,17 @@ export const ZDocument = z.object({
   stage: z.enum(['parsing', 'ocr', 'chunking', 'embedding']).nullable(),
   /** How far the stage has got (pages or chunks); null when the stage has no count. */
   progress: z.object({ done: z.number().int(), total: z.number().int(), unit: z.enum(['pages', 'chunks']) }).nullable(),
+  /** What the document is about, read from the document itself at ingestion; null before it was (re-)ingested. */
+  identity: z
+    .object({
+      subject: z.string().nullable(),
+      kind: z.string().nullable(),
+      period: z.string().nullable(),
+      headline: z.array(z.string()),
+      running: z.array(z.string()),
+      source: z.enum(['caption', 'cover', 'running', 'title', 'filename']).nullable(),
+    })
+    .nullable(),
   /** Pages whose text was read by OCR (scans); empty when the text came from the file itself. */
   ocr_pages: z.array(z.number().int()),
   /** URL documents: re-crawl schedule, when the last crawl ran, what it changed, when the next runs. */
@@ -45,6 +56,7 @@ export function toDocumentDto(d: DocumentRow): DocumentDto {
       d.stage !== null && d.progress_total !== null && d.progress_unit !== null
         ? { done: d.progress_done ?? 0, total: d.progress_total, unit: d.progress_unit }
         : null,
+    identity: d.identity ? { ...d.identity, headline: d.identity.headline ?? [] } : null,
     ocr_pages: d.ocr_pages ?? [],
     recrawl: d.recrawl ?? null,
     last_crawled_at: d.last_crawled_at?.toISOString() ?? null,

@@ -8,6 +8,7 @@
 import type { AppDeps } from '../../context';
 import type { DocumentId } from '../../ids';
 import { chunkDocument } from '../../ingest/chunker';
+import { documentIdentity } from '../../ingest/document-identity';
 import { documentTitle } from '../../ingest/document-title';
 import { CrawlPermanentError } from '../../ingest/crawl/errors';
 import { collapseDegenerateText } from '../../ingest/degenerate';
@@ -70,13 +71,15 @@ export async function runIngestion(
     // kbs__reembed job, and until then vector search simply doesn't see the newer vectors.
     const provider = deps.embeddings.default;
     const title = documentTitle(parsed.title, doc);
-    const embedded = await embedChunks(provider, chunks, title, onProgress);
+    const identity = documentIdentity(parsed, doc);
+    const embedded = await embedChunks(provider, chunks, title, onProgress, identity);
     await progress.close();
     const stored = await storeChunks(deps.db, doc, embedded, {
       pages: parsed.pages ?? null,
       dimensions: provider.dimensions,
       model: provider.id,
       title,
+      identity,
       ocrPages: parsed.ocrPages,
     }, { inSteps: deps.config.database.kind === 'embedded' });
     if (!stored) return 'skipped';

@@ -12,6 +12,7 @@ import { newId } from '../../ids';
 import type { Chunk } from '../../ingest/types';
 import { storableText } from '../../validation';
 import { embeddingText } from './embed-chunks';
+import type { DocumentIdentity } from '../../ingest/document-identity';
 import { NO_PROGRESS } from './progress';
 
 export type EmbeddedChunk = Chunk & { embedding: Float32Array | null };
@@ -33,7 +34,7 @@ const BATCH = 1000;
  */
 const STEP = 25;
 
-type StoreMeta = { pages: number | null; dimensions: number | null; model: string | null; title?: string | null; ocrPages?: number[] };
+type StoreMeta = { pages: number | null; dimensions: number | null; model: string | null; title?: string | null; identity?: DocumentIdentity | null; ocrPages?: number[] };
 
 /**
  * Returns false when the document no longer exists (deleted while it was being ingested).
@@ -103,6 +104,7 @@ async function markReady(trx: Transaction<Database>, documentId: DocumentId, chu
       chunk_count: chunkCount,
       pages: meta.pages,
       title: meta.title ? storableText(meta.title) : null,
+      identity: meta.identity ? JSON.stringify(storableIdentity(meta.identity)) : null,
       ocr_pages: meta.ocrPages ?? [],
       ...NO_PROGRESS,
       updated_at: new Date(),
@@ -126,9 +128,10 @@ export async function markDocumentFailed(db: Db, documentId: DocumentId, reason:
 export function toChunkRows(
   doc: { id: DocumentId; kb_id: KbId },
   chunks: EmbeddedChunk[],
-  meta: { dimensions: number | null; model: string | null; title?: string | null },
+  meta: { dimensions: number | null; model: string | null; title?: string | null; identity?: DocumentIdentity | null },
 ) {
   const title = meta.title ? storableText(meta.title) : null;
+  const identity = meta.identity ? storableIdentity(meta.identity) : null;
   return chunks.map((c) => {
     // Parsers clean their text already; this is the last line before SQL for anything they missed.
     const text = storableText(c.text);
@@ -144,10 +147,16 @@ export function toChunkRows(
       url: c.url ? storableText(c.url) : null,
       token_count: c.tokenCount,
       // The title and headings are indexed with the text: a question often names the document or section it is about.
-      tsv: sql<string>`to_tsvector('english', ${embeddingText({ text, headingPath }, title)})`,
+      tsv: sql<string>`to_tsvector('english', ${embeddingText({ text, headingPath }, title, identity)})`,
       embedding: c.embedding ? sql<string>`${vectorParam(c.embedding)}::vector` : null,
       embedding_dimensions: c.embedding ? meta.dimensions : null,
       embedding_model: c.embedding ? meta.model : null,
     };
   });
+}
+
+/** The identity as stored and indexed: its texts cleaned like every other text we store. */
+function storableIdentity(identity: DocumentIdentity): DocumentIdentity {
+  const text = (s: string | null) => (s === null ? null : storableText(s));
+  return { ...identity, subject: text(identity.subject), kind: text(identity.kind), period: text(identity.period), headline: identity.headline.map(storableText), running: identity.running.map(storableText) };
 }

@@ -41,11 +41,11 @@ export async function reembedKb(deps: Pick<AppDeps, 'db' | 'embeddings' | 'logge
     const chunks = await deps.db
       .selectFrom('chunks')
       .innerJoin('documents', 'documents.id', 'chunks.document_id')
-      .select(['chunks.id', 'chunks.text', 'chunks.heading_path', 'documents.title'])
+      .select(['chunks.id', 'chunks.text', 'chunks.heading_path', 'documents.title', 'documents.identity'])
       .where('chunks.document_id', '=', next.document_id)
       .orderBy('chunks.position')
       .execute();
-    const vectors = await provider.embedDocuments(chunks.map((c) => embeddingText({ headingPath: c.heading_path, text: c.text }, c.title)));
+    const vectors = await provider.embedDocuments(chunks.map((c) => embeddingText({ headingPath: c.heading_path, text: c.text }, c.title, c.identity)));
     await deps.db.transaction().execute(async (trx) => {
       for (const [i, c] of chunks.entries()) {
         await trx

@@ -8,10 +8,10 @@ import { streamText } from 'ai';
 import type { AppDeps } from '../../context';
 import { AppError } from '../../errors';
 import { buildAnswerPrompt, extractCitedMarkers, NOT_FOUND_ANSWER, passageSource, type AnswerPassage, type ChatTurn } from '../../ai/prompts';
-import { titleFromFilename } from '../../ingest/document-title';
 import { OFFLINE_PROVIDER } from '../../ai/offline/model';
 import { decideAnswerGate, type AnswerGate } from './answer-gate';
 import { toCitation, type Citation } from './citations';
+import { passageTitle } from './passage-title';
 import type { Retrieval } from './retrieve';
 
 /**
@@ -46,7 +46,7 @@ export function answerPassages(retrieval: Retrieval): AnswerPassage[] {
     document: c.doc_id,
     source: passageSource({
       name: c.url ?? c.filename,
-      title: c.title && c.title !== titleFromFilename(c.filename) ? c.title : null,
+      title: passageTitle(c),
       page: c.page,
       heading: c.heading_path.at(-1),
     }),

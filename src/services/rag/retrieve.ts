@@ -11,7 +11,8 @@ import type { ChunkId, DocumentId, KbId } from '../../ids';
 import { DEFAULT_FUSION, fusedScoreSql, publishedScore, type Candidate, type FusionWeights } from './fuse';
 import { bm25Sql, candidateSql, lengthNormSql, lexicalQuery, type LexicalQuery } from './lexical-search';
 import { documentEvidence } from './document-evidence';
-import { titleBoosts } from './title-boost';
+import { aboutDocument, titleBoosts } from './title-boost';
+import type { DocumentIdentity } from '../../ingest/document-identity';
 import { nearestSql, queryVectorSql, similaritySql, type QueryVector } from './vector-search';
 import { retrievalDuration } from '../../metrics';
 
@@ -23,6 +24,8 @@ export type RetrievedChunk = {
   filename: string;
   /** The title the document is indexed under (document-title.ts); null before migration 0501. */
   title: string | null;
+  /** What the document is about (document-identity.ts); null before migration 0801 or re-ingestion. */
+  identity: DocumentIdentity | null;
   source: 'upload' | 'url';
   text: string;
   heading_path: string[];
@@ -72,6 +75,7 @@ type SearchRow = {
   url: string | null;
   filename: string;
   title: string | null;
+  identity: DocumentIdentity | null;
   source: 'upload' | 'url';
 };
 
@@ -132,7 +136,7 @@ async function searchChunks(
                   coalesce(max(dense) filter (where from_vec) over (), 0)::float8 as best_similarity
            from candidates)
     select f.id, f.lexical, f.dense, f.fused, f.lexical_hits, f.best_similarity,
-           c.document_id, c.text, c.heading_path, c.page, c.position, c.url, d.filename, d.title, d.source
+           c.document_id, c.text, c.heading_path, c.page, c.position, c.url, d.filename, d.title, d.identity, d.source
     from (select * from fused order by fused desc, id limit ${opts.limit}) f
     join chunks c on c.ctid = f.heap_tid and c.kb_id = ${sql.lit(kbId)}
     join documents d on d.id = c.document_id
@@ -182,7 +186,9 @@ export async function retrieve(
     weights,
     limit: pool,
   });
-  const boosts = titleBoosts(query, fusedRows.map((r) => r.title));
+  // A question naming whose document or which period prefers the documents whose title or
+  // identity says so (title-boost.ts), the same for every transport.
+  const boosts = titleBoosts(query, fusedRows.map((r) => aboutDocument(r.title, r.identity)));
   const titled = fusedRows.map((r, i) => ({ ...r, fused: r.fused + boosts[i]! }));
   const evidence = documentEvidence(titled);
   const rows = titled
@@ -196,6 +202,7 @@ export async function retrieve(
     doc_id: r.document_id,
     filename: r.filename,
     title: r.title,
+    identity: r.identity,
     source: r.source,
     text: r.text,
     heading_path: r.heading_path,

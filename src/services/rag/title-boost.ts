@@ -14,12 +14,24 @@
  * No title, or nothing of the question in any title, leaves the ranking exactly as fused.
  */
 import { contentStems } from '../../ai/offline/text';
+import { identityContext, type DocumentIdentity } from '../../ingest/document-identity';
 import { findPeriods, latestPeriod, periodMatch, questionPeriods, resolveRelative, withoutPeriods, type Period } from '../../ai/offline/periods';
 
 /** In fused z-score units: the best-matching title's passages move up by this much. */
 export const TITLE_BOOST = 1.0;
 /** In fused z-score units, for a document of the period the question names. */
 export const PERIOD_BOOST = 2.0;
+
+/**
+ * What a question is matched against for a document: its title, and its identity's subject, kind
+ * and period (not the headline or running headers, whose dates and numbers are not the period).
+ */
+export function aboutDocument(title: string | null, identity: DocumentIdentity | null | undefined): string | null {
+  if (!identity) return title;
+  const about = identityContext({ ...identity, running: [] }, { besides: title });
+  if (!about) return title;
+  return title ? `${title} · ${about}` : about;
+}
 
 export function titleBoosts(query: string, titles: Array<string | null>): number[] {
   const distinct = [...new Set(titles.filter((t): t is string => !!t))];

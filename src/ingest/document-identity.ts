@@ -1,0 +1,211 @@
+/**
+ * What a document is about, read from what it says about itself: its subject (the issuer, the
+ * organisation or thing it concerns), its kind and its period. Passages rarely repeat these (page 40
+ * of an annual report says "net sales increased 4%", not whose), so the identity is indexed with
+ * every chunk (embed-chunks.ts) and compared with what a question names (title-boost.ts).
+ *
+ * Read, in order of trust, from:
+ *   - the opening (cover page / first heading): a name labelled by a caption such as
+ *     "(Exact name of registrant as specified in its charter)" or "(the Company)", else the most
+ *     prominent lines (largest type on the cover; headings for formats without sizes), of which the
+ *     subject is the one the body repeats most (an issuer names itself throughout; the agency or
+ *     publisher a cover also shows, rarely);
+ *   - the running headers and footers (parse-pdf.ts keeps their text for this);
+ *   - the metadata title, when it is words (parse-pdf/normalize's usableTitle: not an accession
+ *     number, not "Microsoft Word - x.docx", not blank);
+ *   - the file name, last, when it reads like a title.
+ * Nothing here knows any organisation's name: only the shapes of covers, captions and periods.
+ */
+import { findPeriods, formatPeriod } from '../ai/offline/periods';
+import { titleFromFilename } from './document-title';
+import { collapseWhitespace } from './normalize';
+import type { ParsedDocument } from './types';
+
+export type DocumentIdentity = {
+  subject: string | null;
+  kind: string | null;
+  period: string | null;
+  /** The cover's headline lines besides the subject (largest type, or first headings), kept as context. */
+  headline: string[];
+  /** Running header/footer texts kept as context (at most a few, short). */
+  running: string[];
+  /** Where the subject was read from. */
+  source: 'caption' | 'cover' | 'running' | 'title' | 'filename' | null;
+};
+
+const MAX_LINE = 90;
+const MAX_RUNNING = 3;
+const MAX_HEADLINE = 3;
+// Size given to headings and titles of formats without font sizes (body text is 1).
+const HEADING = 2;
+const hasWords = (s: string) => /\p{L}{2,}/u.test(s);
+
+// A caption naming the line above it: "(Exact name of registrant as specified in its charter)",
+// "(Name of Issuer)", "(the "Company")".
+const NAME_CAPTION = /^\(\s*(?:exact\s+)?name\s+of\b|^\(\s*(?:the\s+)?["“']?(?:company|issuer|registrant|employer|licensor|supplier)["”']?\s*\)/i;
+// Kinds of document as covers write them; generic words, not anyone's names.
+const KIND =
+  /\b(?:form\s+[0-9]+-?[a-z]{0,2}\b|(?:annual|quarterly|current|interim|sustainability|financial)\s+report|earnings\s+(?:release|call|report)|press\s+release|proxy\s+statement|prospectus|(?:employee\s+)?handbook|(?:user|owner'?s?|operating|service|reference|installation)\s+(?:manual|guide)|manual|(?:\w+\s+)?agreement|contract|policy|white\s*paper|specification|minutes|transcript)\b/i;
+// "for the fiscal year ended December 31, 2018", "quarterly period ended July 1, 2023".
+const PERIOD_ENDED =
+  /\b((?:fiscal\s+)?(?:year|quarter|quarterly\s+period|period|(?:three|six|nine|twelve)\s+months))\s+ended\s+((?:january|february|march|april|may|june|july|august|september|october|november|december)\s+\d{1,2},?\s+((?:19|20)\d{2}))/i;
+const BOILERPLATE = /indicate by check mark|pursuant to|washington,\s*d\.?c|^table of contents$|commission file|telephone|address of principal/i;
+
+/** Sizes above this share of the opening's median size are headline type. */
+const PROMINENT = 1.25;
+
+export function documentIdentity(parsed: ParsedDocument, doc: { filename: string; source: 'upload' | 'url' }): DocumentIdentity | null {
+  const opening = openingLines(parsed);
+  // Without a cover (no cues), only headings and the title are the document speaking of itself:
+  // a plain paragraph's "agreement" or "1995" is not its kind or period.
+  const lines = opening.filter((o) => parsed.cues || o.size === HEADING).map((o) => o.text);
+  const running = (parsed.cues?.running ?? [])
+    .map((t) => collapseWhitespace(t))
+    .filter((t) => t.length <= MAX_LINE && hasWords(t) && !BOILERPLATE.test(t))
+    .slice(0, MAX_RUNNING);
+  const title = parsed.title ? collapseWhitespace(parsed.title) : undefined;
+  const fromName = doc.source === 'upload' ? titleFromFilename(doc.filename) : undefined;
+
+  const kindLine = [...lines, ...running, title ?? '', fromName ?? ''].find((l) => KIND.test(l));
+  const kind = kindLine ? tidyKind(kindLine.match(KIND)![0]) : null;
+
+  let subject: string | null = null;
+  let source: DocumentIdentity['source'] = null;
+  const captioned = captionedName(lines);
+  if (captioned) [subject, source] = [captioned, 'caption'];
+  const prominent = prominentLines(opening).filter((l) => !KIND.test(l) && !PERIOD_ENDED.test(l) && !BOILERPLATE.test(l));
+  if (!subject) {
+    const best = mostRepeated(prominent, parsed);
+    if (best) [subject, source] = [best, 'cover'];
+  }
+  if (!subject && running[0]) [subject, source] = [running[0], 'running'];
+  if (!subject && title) [subject, source] = [title, 'title'];
+  if (!subject && fromName) [subject, source] = [fromName, 'filename'];
+
+  const period = findPeriod([...lines, ...running, title ?? '', fromName ?? '']);
+  const headline = prominent
+    // A headline is a few words; a long prominent line is a sentence in large type.
+    .filter((l) => l !== subject && l.split(/\s+/).length <= 16 && !/registrant/i.test(l))
+    .slice(0, MAX_HEADLINE)
+    .map((l) => (l.length > MAX_LINE ? `${l.slice(0, MAX_LINE).replace(/\s+\S*$/, '')}…` : l));
+  if (!subject && !kind && !period && running.length === 0 && headline.length === 0) return null;
+  return { subject: subject ? trimName(subject) : null, kind, period, headline, running, source };
+}
+
+/**
+ * The identity as the words indexed with every chunk: subject, kind, period (with the year also
+ * as "fiscal year 2018" when the cover says "year ended December 31, 2018", as questions put it),
+ * and the running headers.
+ */
+export function identityContext(identity: DocumentIdentity | null | undefined, opts: { besides?: string | null } = {}): string {
+  if (!identity) return '';
+  // Only what the title does not already say: the same words twice would count twice in BM25
+  // and pull every vector of the document toward them (measured: earnings calls, whose titles
+  // already name call and period, lost 3 of 53 right-first answers when cover lines were added).
+  const said = new Set((opts.besides ?? '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+  const adds = (part: string) => (part.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).some((w) => !said.has(w));
+  // The running header is context only when it is what names the subject.
+  const parts = [identity.subject, identity.kind, identity.period, ...(identity.source === 'running' ? identity.running.slice(1) : [])];
+  return parts.filter((p): p is string => !!p && adds(p)).join(' · ');
+}
+
+function openingLines(parsed: ParsedDocument): Array<{ text: string; size?: number }> {
+  const given = parsed.cues?.opening;
+  if (given && given.length > 0) {
+    return given.flatMap((o) => o.text.split('\n').map((t) => ({ text: collapseWhitespace(t), size: o.size }))).filter((o) => o.text);
+  }
+  // Formats without a cover (DOCX, Markdown, text, HTML): the first headings and paragraphs; a
+  // heading counts as headline type.
+  const out: Array<{ text: string; size?: number }> = [];
+  const seen = new Set<string>();
+  for (const s of parsed.sections.slice(0, 12)) {
+    for (const h of s.headingPath) {
+      if (!seen.has(h)) out.push({ text: collapseWhitespace(h), size: HEADING });
+      seen.add(h);
+    }
+    out.push({ text: collapseWhitespace(s.text.split('\n')[0] ?? ''), size: 1 });
+  }
+  if (parsed.title) out.unshift({ text: collapseWhitespace(parsed.title), size: HEADING });
+  return out.filter((o) => o.text);
+}
+
+function captionedName(lines: string[]): string | null {
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    // Caption on the same line: `AMCOR PLC (Exact name of registrant ...)`.
+    const paren = line.indexOf('(');
+    if (paren > 1 && NAME_CAPTION.test(line.slice(paren))) {
+      const name = line.slice(0, paren).trim();
+      if (usableName(name)) return name;
+    }
+    if (i > 0 && NAME_CAPTION.test(line)) {
+      const above = lines[i - 1]!;
+      if (usableName(above)) return above;
+    }
+  }
+  return null;
+}
+
+const usableName = (s: string) => s.length >= 2 && s.length <= MAX_LINE && hasWords(s) && !BOILERPLATE.test(s) && !KIND.test(s);
+
+function prominentLines(opening: Array<{ text: string; size?: number }>): string[] {
+  const sizes = opening.map((o) => o.size).filter((s): s is number => typeof s === 'number' && s > 0).sort((a, b) => a - b);
+  if (sizes.length === 0) return [];
+  const median = sizes[Math.floor(sizes.length / 2)]!;
+  return opening
+    .filter((o) => (o.size ?? 0) >= median * PROMINENT && o.text.length <= 2 * MAX_LINE && hasWords(o.text))
+    .map((o) => o.text);
+}
+
+/** The candidate the document's body names most often (case aside), if any is named twice. */
+function mostRepeated(candidates: string[], parsed: ParsedDocument): string | null {
+  if (candidates.length === 0) return null;
+  const sample = parsed.sections
+    .slice(0, 2000)
+    .map((s) => s.text.toLowerCase())
+    .join('\n');
+  // A line the body repeats as a paragraph of its own is a label ("Operator", "Presentation"), not a name.
+  const standalone = new Map<string, number>();
+  for (const s of parsed.sections.slice(0, 2000)) {
+    const k = collapseWhitespace(s.text).toLowerCase();
+    if (k.length <= MAX_LINE) standalone.set(k, (standalone.get(k) ?? 0) + 1);
+  }
+  candidates = candidates.filter((c) => (standalone.get(c.toLowerCase()) ?? 0) < 2);
+  if (candidates.length === 0) return null;
+  let best: string | null = null;
+  let bestCount = 1;
+  for (const c of candidates) {
+    const key = trimName(c).toLowerCase();
+    if (key.length < 2) continue;
+    let count = 0;
+    for (let at = sample.indexOf(key); at !== -1 && count < 1000; at = sample.indexOf(key, at + key.length)) count++;
+    if (count > bestCount) [best, bestCount] = [c, count];
+  }
+  // Else the first headline line, when short enough to be a name.
+  return best ?? candidates.find((c) => c.length <= MAX_LINE) ?? null;
+}
+
+/** "AMCOR PLC" stays; trailing punctuation and a leading "The" go (the body writes "Boeing Company" too). */
+const trimName = (s: string) => collapseWhitespace(s.replace(/^the\s+/i, '').replace(/[\s,.;:|–—-]+$/, ''));
+
+function tidyKind(k: string): string {
+  const t = collapseWhitespace(k);
+  return /^form\s/i.test(t) ? `Form ${t.slice(5).toUpperCase()}` : t.toLowerCase().replace(/(?<![\p{L}'’])\p{Ll}/gu, (c) => c.toUpperCase());
+}
+
+function findPeriod(lines: string[]): string | null {
+  const text = lines.join('\n');
+  const ended = text.match(PERIOD_ENDED);
+  if (ended) {
+    const what = ended[1]!.toLowerCase();
+    const year = ended[3]!;
+    // Questions name the year ("FY2018", "in 2018"): said both ways.
+    if (/year|twelve/.test(what)) return `${collapseWhitespace(ended[1]!)} ended ${collapseWhitespace(ended[2]!)} (fiscal year ${year})`;
+    return `${collapseWhitespace(ended[1]!)} ended ${collapseWhitespace(ended[2]!)}`;
+  }
+  for (const line of lines) {
+    const found = findPeriods(line, { lenient: true });
+    if (found.length > 0) return formatPeriod(found[0]!);
+  }
+  return null;
+}

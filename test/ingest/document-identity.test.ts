@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { documentIdentity, identityContext } from '../../src/ingest/document-identity';
+import { chunkContext } from '../../src/ingest/document-title';
+import { parseDocx } from '../../src/ingest/parse-docx';
+import { parseMarkdown } from '../../src/ingest/parse-markdown';
+import { parsePdf } from '../../src/ingest/parse-pdf';
+import { parseTxt } from '../../src/ingest/parse-txt';
+import { pdfWithPages, type PdfLine } from './pdf-fixture';
+import { documentXml, makeDocx } from './zip-fixture';
+
+const upload = (filename: string) => ({ filename, source: 'upload' as const });
+
+/** A report body page: a running header and footer around a few paragraphs that never say whose it is. */
+function bodyPage(n: number, header: string | null, text: string[]): PdfLine[] {
+  return [
+    ...(header ? [{ text: header, y: 760, size: 8 }] : []),
+    ...text.map((t, i) => ({ text: t, y: 680 - i * 40 })),
+    { text: `Page ${n}`, y: 40, size: 8 },
+  ];
+}
+
+const BODY = [
+  ['Net sales increased 4 percent compared with the prior year.', 'Operating margin was 12 percent.'],
+  ['Capital expenditures were 310 million dollars.', 'The board declared a quarterly dividend.'],
+  ['Inventories rose on higher raw material costs.', 'Freight costs declined in the quarter.'],
+  ['Cash from operations was 512 million dollars.', 'Share repurchases totalled 80 million dollars.'],
+  ['The effective tax rate was 21 percent.', 'Headcount was stable through the period.'],
+];
+
+describe('document identity', () => {
+  it('reads the issuer and period from the running header when the metadata title is an accession number', async () => {
+    const header = 'Orchard Fields Ltd. | Q3 2023 Quarterly Report';
+    const cover: PdfLine[] = [
+      { text: 'QUARTERLY REPORT', y: 700, size: 20 },
+      { text: 'For the three months ended September 30, 2023', y: 650 },
+      { text: 'This report has not been audited.', y: 600 },
+    ];
+    const pdf = pdfWithPages([cover, ...BODY.map((t, i) => bodyPage(i + 2, header, t))], { Title: '0000320193-23-000077' });
+    const parsed = await parsePdf(pdf);
+    expect(parsed.title).toBeUndefined();
+    // The header is no longer deleted without a trace: it is the document's identity.
+    expect(parsed.cues?.running).toContain(header);
+    const identity = documentIdentity(parsed, upload('0000320193-23-000077.pdf'))!;
+    expect(identity.subject).toContain('Orchard Fields Ltd.');
+    expect(identity.source).toBe('running');
+    expect(identity.kind).toBe('Quarterly Report');
+    expect(identity.period).toBe('three months ended September 30, 2023');
+    // Every chunk's indexed context (page 5's too) says whose document it is.
+    expect(chunkContext(null, [], identity)).toContain('Orchard Fields Ltd.');
+  });
+
+  it('reads the name a cover caption labels, with a useless or blank metadata title', async () => {
+    const cover: PdfLine[] = [
+      { text: 'UNITED STATES SECURITIES AND EXCHANGE COMMISSION', y: 740, size: 14 },
+      { text: 'FORM 10-K', y: 700, size: 18 },
+      { text: 'ANNUAL REPORT for the fiscal year ended December 31, 2022', y: 670 },
+      { text: 'NORTHWIND TRADERS INC.', y: 630, size: 18 },
+      { text: '(Exact name of registrant as specified in its charter)', y: 610, size: 8 },
+      { text: 'Delaware', y: 580 },
+    ];
+    for (const title of ['Microsoft Word - final.docx', '', '   ']) {
+      const parsed = await parsePdf(pdfWithPages([cover, ...BODY.map((t, i) => bodyPage(i + 2, null, t))], { Title: title }));
+      expect(parsed.title).toBeUndefined();
+      const identity = documentIdentity(parsed, upload('2023 Q3 NWT.pdf'))!;
+      expect(identity).toMatchObject({ subject: 'NORTHWIND TRADERS INC', kind: 'Form 10-K', source: 'caption' });
+      // Questions say "FY2022" or "in 2022": the period says the year as a fiscal year too.
+      expect(identity.period).toContain('fiscal year 2022');
+    }
+  });
+
+  it('keeps a metadata title that is words, and falls back to the file name last', async () => {
+    const plain = BODY.map((t, i) => bodyPage(i + 1, null, t));
+    const titled = await parsePdf(pdfWithPages(plain, { Title: 'Harbour Authority Annual Report 2021' }));
+    expect(titled.title).toBe('Harbour Authority Annual Report 2021');
+    expect(documentIdentity(titled, upload('x.pdf'))).toMatchObject({ subject: 'Harbour Authority Annual Report 2021', source: 'title', period: '2021' });
+    const untitled = await parsePdf(pdfWithPages(plain, {}));
+    expect(documentIdentity(untitled, upload('Harbour Authority board minutes 2020.pdf'))).toMatchObject({ source: 'filename', kind: 'Minutes', period: '2020' });
+  });
+
+  it('reads DOCX and Markdown identities from their title and first headings', async () => {
+    const docx = await parseDocx(
+      makeDocx(
+        documentXml([
+          { text: 'Lindqvist Dental Clinics', style: 'Title' },
+          { text: 'Employee Handbook 2024', style: 'Heading1' },
+          { text: 'Staff accrue 25 days of paid leave per year.' },
+          { text: 'Uniforms are provided by the clinic.' },
+        ]),
+      ),
+    );
+    const fromDocx = documentIdentity(docx, upload('handbook.docx'))!;
+    expect(fromDocx.subject).toBe('Lindqvist Dental Clinics');
+    expect(fromDocx.kind).toBe('Employee Handbook');
+    expect(fromDocx.period).toBe('2024');
+
+    const md = await parseMarkdown(Buffer.from('# Tessaract Pumps\n\n## Installation Manual, revision 2019\n\nBolt the pump to a level base.\n\n## Wiring\n\nUse a 16 A breaker.\n'));
+    const fromMd = documentIdentity(md, upload('pumps.md'))!;
+    expect(fromMd).toMatchObject({ subject: 'Tessaract Pumps', kind: 'Installation Manual', period: '2019' });
+    expect(identityContext(fromMd)).toContain('Tessaract Pumps');
+  });
+
+  it('gives plain text without headings no identity: a paragraph is not a title', async () => {
+    const txt = await parseTxt(Buffer.from('The treaty was signed in 1995 after a long agreement process.\n\nIt entered into force two years later.'));
+    expect(documentIdentity(txt, upload('notes-0001.txt'))).toBeNull();
+  });
+});
