@@ -4,7 +4,9 @@
  * writes the whole session configuration; nothing the browser sends reaches this socket except
  * audio, re-encoded by the gateway.
  */
-import type { RealtimeClientEvent, RealtimeServerEvent, RealtimeSessionCreateRequest } from 'openai/resources/realtime/realtime';
+import type { RealtimeClientEvent, RealtimeResponse, RealtimeServerEvent, RealtimeSessionCreateRequest } from 'openai/resources/realtime/realtime';
+
+export type { RealtimeResponse };
 import WebSocket from 'ws';
 import type { Config } from '../src/config';
 import { VOICE_INSTRUCTIONS, VOICE_TOOL } from '../src/services/voice/voice-knowledge-tool';

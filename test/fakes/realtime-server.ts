@@ -113,6 +113,8 @@ export type FakeRealtimeSession = {
   /** Resolves when the socket closes, with the close code. */
   closed: Promise<number>;
   isOpen(): boolean;
+  /** Destroys the socket without a close frame, as a network drop does. */
+  drop(): void;
 };
 
 export type FakeRealtime = {
@@ -297,6 +299,7 @@ export async function startFakeRealtime(opts: { port?: number; script?: FakeReal
       truncations: [],
       closed: new Promise<number>((r) => (closeResolve = r)),
       isOpen: () => ws.readyState === ws.OPEN,
+      drop: () => ws.terminate(),
     };
     sessions.push(session);
     waiters.shift()?.(session);

@@ -93,7 +93,7 @@ const show = (v: unknown) => (typeof v === 'string' ? `'${v}'` : JSON.stringify(
 
 /** The first problem of `value`, as the real API's error object (the API reports one at a time). */
 export function realtimeValidationError(schema: z.ZodType, value: unknown, root: string, eventId: string | null): RealtimeApiError | null {
-  const parsed = schema.safeParse(value);
+  const parsed = schema.safeParse(value, { reportInput: true });
   if (parsed.success) return null;
   let issue = parsed.error.issues[0]!;
   // A union's own issue hides the branch's: report the innermost one, as OpenAI names the exact field.
@@ -104,12 +104,14 @@ export function realtimeValidationError(schema: z.ZodType, value: unknown, root:
     return { ...base, code: 'unknown_parameter', message: `Unknown parameter: '${param}'.`, param };
   }
   const param = paramPath(root, issue.path);
-  const input = (issue as { input?: unknown }).input;
-  if (issue.code === 'invalid_type' && input === undefined) {
+  let input = (issue as { input?: unknown }).input;
+  const discriminator = (issue as { discriminator?: string }).discriminator;
+  if (discriminator && input && typeof input === 'object') input = (input as Record<string, unknown>)[discriminator];
+  if ((issue.code === 'invalid_type' || issue.code === 'invalid_value') && input === undefined) {
     return { ...base, code: 'missing_required_parameter', message: `Missing required parameter: '${param}'.`, param };
   }
   if (issue.code === 'invalid_value' || issue.code === 'invalid_union') {
-    const values = issue.code === 'invalid_value' ? issue.values.map(show).join(', ') : '';
+    const values = (issue.code === 'invalid_value' ? issue.values : ((issue as { options?: unknown[] }).options ?? [])).map(show).join(', ');
     return { ...base, code: 'invalid_value', message: `Invalid value: ${show(input)}. Supported values are: ${values}.`, param };
   }
   if (issue.code === 'invalid_type') {
