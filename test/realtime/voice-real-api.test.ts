@@ -318,3 +318,15 @@ describe('the strict fake refuses what OpenAI refuses', () => {
     }
   });
 });
+
+describe('the upstream protocol types come from the openai package', () => {
+  it('a field the real API does not have fails tsc (checked by npm test’s tsc --noEmit)', async () => {
+    const { sessionConfig } = await import('../../realtime/upstream');
+    const config: import('openai/resources/realtime/realtime').RealtimeSessionCreateRequest = sessionConfig('gpt-realtime');
+    // @ts-expect-error GA sessions have no `temperature` (the beta shape did): tsc refuses it.
+    const beta: import('openai/resources/realtime/realtime').RealtimeSessionCreateRequest = { type: 'realtime', temperature: 0.8 };
+    // @ts-expect-error the beta event name is not a server event of the GA protocol.
+    const old: import('../../realtime/upstream').UpstreamEvent['type'] = 'response.audio.delta';
+    expect([config.type, beta.type, old]).toEqual(['realtime', 'realtime', 'response.audio.delta']);
+  });
+});
