@@ -655,6 +655,8 @@ export async function startFakeRealtime(opts: { port?: number; script?: FakeReal
             send({ type: 'response.output_audio_transcript.delta', ...ev, delta });
           }
           i++;
+          // pace 0 is "as fast as possible": a batch of deltas per macrotask, not one per timer tick.
+          if (pace === 0 && i % 20 !== 0) return tick();
           later(chunkMs / audioSpeed, tick);
           return;
         }
