@@ -33,6 +33,8 @@ const OrganizationUsageRef = builder.objectRef<OrgUsageDto>('OrganizationUsage')
   fields: (t) => ({
     voiceSeconds: t.exposeFloat('voice_seconds', { description: 'Length of all ended voice sessions, in seconds' }),
     voiceSessions: t.exposeInt('voice_sessions', { description: 'Voice sessions ended' }),
+    voiceInputTokens: t.exposeFloat('voice_input_tokens', { description: 'Realtime input tokens of ended voice sessions' }),
+    voiceOutputTokens: t.exposeFloat('voice_output_tokens', { description: 'Realtime output tokens of ended voice sessions' }),
   }),
 });
 
