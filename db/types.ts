@@ -14,6 +14,8 @@ export type OrgSettings = {
   voice_enabled?: boolean;
   /** Origins allowed to embed the widget; empty or absent means any origin. */
   allowed_origins?: string[];
+  /** Workspace -> Settings -> Voice (src/services/voice/voice-settings.ts); absent fields are defaults. */
+  voice_settings?: Partial<import('../src/services/voice/voice-settings').VoiceSettings>;
 };
 
 export interface OrganizationsTable {

@@ -19,6 +19,7 @@ import type { VoiceSlots } from '../src/services/voice/voice-slots';
 import { citedSources, searchKnowledgeForVoice, VOICE_TOOL_NAME } from '../src/services/voice/voice-knowledge-tool';
 import { appendVoiceMessage, recentTurnsForVoice } from '../src/services/voice/voice-turns';
 import { recordProviderRefusal } from '../src/services/voice/voice-provider-status';
+import { resolveVoiceSettings } from '../src/services/voice/voice-settings';
 import { closeVoiceMeter, noTokens, openVoiceMeter, type VoiceMeter } from '../src/services/voice/voice-usage';
 import { toWidgetCitation } from '../src/services/widget/widget-citation';
 import type { VoiceLimits } from './limits';
@@ -205,7 +206,7 @@ export class VoiceSession {
     this.upstreamAlive = true;
     this.awaitingSince = performance.now();
     const current = () => this.upstream === upstream && this.phase !== 'ended';
-    upstream.on('open', () => current() && this.sendUpstream({ type: 'session.update', session: sessionConfig(realtime.model) }));
+    upstream.on('open', () => current() && this.sendUpstream({ type: 'session.update', session: sessionConfig(realtime.model, resolveVoiceSettings(this.caller!.ctx.org.settings?.voice_settings)) }));
     upstream.on('message', (data) => current() && this.onUpstreamMessage(String(data)));
     upstream.on('pong', () => (this.upstreamAlive = true));
     upstream.on('unexpected-response', (_req, res) => {

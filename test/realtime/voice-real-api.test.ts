@@ -330,3 +330,24 @@ describe('the upstream protocol types come from the openai package', () => {
     expect([config.type, beta.type, old]).toEqual(['realtime', 'realtime', 'response.audio.delta']);
   });
 });
+
+describe('voice settings (Workspace -> Settings -> Voice)', () => {
+  it('turn detection, voice and instructions suffix reach the upstream session; bad values are refused', async () => {
+    const { trpcClient } = await import('../helpers/api-client');
+    const other = await createVoiceOrg(v.t, { plan: 'pro' });
+    const api = trpcClient(v.t.app, other.apiKey);
+    const bad = await api.mutation('org.updateSettings', { voice_settings: { voice: 'nova' } });
+    expect(bad.status).toBe(400);
+    const res = await api.mutation('org.updateSettings', { voice_settings: { turn_detection: 'semantic_vad', eagerness: 'low', voice: 'cedar', instructions_suffix: 'Call the drone "Zephyr".' } });
+    expect(res.status).toBe(200);
+    expect(res.body.result.data.settings.voice_settings).toEqual({ turn_detection: 'semantic_vad', eagerness: 'low', voice: 'cedar', instructions_suffix: 'Call the drone "Zephyr".' });
+    v.fake.setScript({ pace: 0.05 });
+    const client = VoiceClient.connect(v.served.wsUrl, await widgetToken(v.t, other));
+    await client.type('ready');
+    const cfg = v.fake.sessions.at(-1)!.sessionConfig;
+    expect(cfg.audio.input.turn_detection).toMatchObject({ type: 'semantic_vad', eagerness: 'low' });
+    expect(cfg.audio.output.voice).toBe('cedar');
+    expect(cfg.instructions).toMatch(/search_knowledge_base[\s\S]*Call the drone "Zephyr"\.$/);
+    client.close();
+  });
+});

@@ -14,6 +14,7 @@ import { lockOrg } from './lock-org';
 import { planLimits } from '../plans';
 import { voiceAvailability, voiceBlockedReason } from '../voice/voice-availability';
 import { providerRefusalReason } from '../voice/voice-provider-status';
+import { resolveVoiceSettings, ZVoiceSettingsUpdate, type VoiceSettings } from '../voice/voice-settings';
 import type { Config } from '../../config';
 
 export const MAX_ALLOWED_ORIGINS = 50;
@@ -28,6 +29,8 @@ export type OrgSettingsDto = {
   voice_blocked_reason: string | null;
   /** Empty means every origin may embed the widget. */
   allowed_origins: string[];
+  /** Turn detection, voice and instructions suffix of voice sessions (defaults filled in). */
+  voice_settings: VoiceSettings;
 };
 
 /**
@@ -63,6 +66,8 @@ export const ZUpdateOrgSettingsInput = z
   .object({
     voice_enabled: z.boolean().optional(),
     allowed_origins: z.array(ZOrigin).max(MAX_ALLOWED_ORIGINS, `at most ${MAX_ALLOWED_ORIGINS} origins`).optional(),
+    /** Only the fields given change. */
+    voice_settings: ZVoiceSettingsUpdate.optional(),
   })
   .strict();
 export type UpdateOrgSettingsInput = z.input<typeof ZUpdateOrgSettingsInput>;
@@ -76,6 +81,7 @@ export function toOrgSettingsDto(org: Pick<Organization, 'plan' | 'settings'>, c
     voice_unavailable_reason: voice.reason,
     voice_blocked_reason: voiceBlockedReason(org, config, providerRefusal),
     allowed_origins: settings.allowed_origins ?? [],
+    voice_settings: resolveVoiceSettings(settings.voice_settings),
   };
 }
 
@@ -106,6 +112,7 @@ export async function updateOrgSettings(ctx: ServiceContext, rawInput: UpdateOrg
     const next: OrgSettings = { ...(org.settings ?? {}) };
     if (input.voice_enabled !== undefined) next.voice_enabled = input.voice_enabled;
     if (input.allowed_origins !== undefined) next.allowed_origins = [...new Set(input.allowed_origins)];
+    if (input.voice_settings !== undefined) next.voice_settings = { ...resolveVoiceSettings(next.voice_settings), ...input.voice_settings };
     await trx.updateTable('organizations').set({ settings: JSON.stringify(next) }).where('id', '=', org.id).execute();
     ctx.logger.info({ settings: next }, 'organisation settings updated');
     return { settings: toOrgSettingsDto({ plan: org.plan, settings: next }, ctx.config, providerRefusal) };
