@@ -15,6 +15,8 @@ export type OrgSettings = {
   voice_enabled?: boolean;
   /** Origins allowed to embed the widget; empty or absent means any origin. */
   allowed_origins?: string[];
+  /** Workspace -> Settings -> Voice (src/services/voice/voice-settings.ts); absent fields are defaults. */
+  voice_settings?: Partial<import('../src/services/voice/voice-settings').VoiceSettings>;
 };
 
 export interface OrganizationsTable {
@@ -138,6 +140,8 @@ export interface ChatMessagesTable {
   role: 'user' | 'assistant';
   content: string;
   citations: Json<unknown[]>;
+  /** A spoken answer stored as heard: cut by barge-in, stop, an upstream drop or the model's limit. */
+  interrupted: Generated<boolean>;
   created_at: Timestamp;
 }
 
@@ -202,6 +206,21 @@ export interface VoiceSessionsTable {
   audio_in_seconds: Generated<number>;
   audio_out_seconds: Generated<number>;
   end_reason: string | null;
+  /** Token usage summed over the session's `response.done` events (bigint: read as string by pg). */
+  input_tokens: Generated<string | number>;
+  output_tokens: Generated<string | number>;
+  cached_input_tokens: Generated<string | number>;
+  audio_input_tokens: Generated<string | number>;
+  audio_output_tokens: Generated<string | number>;
+}
+
+/** An upstream that refused an API key (migration 20261126_0840), by sha256 fingerprint of the key. */
+export interface VoiceProviderRefusalsTable {
+  key_fingerprint: string;
+  status: number;
+  code: string | null;
+  message: string;
+  refused_at: Generated<Date>;
 }
 
 /** Voice concurrency leases across web processes (migration 20261125_0701). */
@@ -230,6 +249,7 @@ export interface Database {
   admin_sign_in_links: AdminSignInLinksTable;
   voice_sessions: VoiceSessionsTable;
   voice_slots: VoiceSlotsTable;
+  voice_provider_refusals: VoiceProviderRefusalsTable;
 }
 
 export type Organization = Selectable<OrganizationsTable>;

@@ -46,7 +46,20 @@ export type ServerMessage =
   | { type: 'transcript'; role: 'user' | 'assistant'; text: string; final: true }
   | { type: 'citations'; citations: WidgetCitation[] }
   | { type: 'interrupt' }
+  /** Something the visitor should know while the conversation goes on (an answer that failed or was cut short, a reconnect). */
+  | { type: 'notice'; code: VoiceNoticeCode; message: string }
   | { type: 'error'; code: VoiceErrorCode; message: string };
+
+/** The visitor's message when OpenAI refused the server's key: nothing they can retry. */
+export const VOICE_KEY_REFUSED_MESSAGE = 'Voice is not available on this site right now; please type your question instead';
+
+export type VoiceNoticeCode = 'answer_failed' | 'answer_incomplete' | 'reconnecting';
+
+export const NOTICE_MESSAGES: Record<VoiceNoticeCode, string> = {
+  answer_failed: "Sorry, I couldn't answer that just now. Please ask again.",
+  answer_incomplete: 'That answer was cut short.',
+  reconnecting: 'The voice connection dropped; reconnecting…',
+};
 
 /** Messages the visitor sees for failures the gateway itself detects (refusals carry the service's). */
 export const ERROR_MESSAGES: Partial<Record<VoiceErrorCode, string>> = {

@@ -17,8 +17,10 @@ import type { Citation } from '../src/services/rag/citations';
 import { authorizeVoice, VoiceRefusal, type VoiceCaller } from '../src/services/voice/authorize-voice';
 import type { VoiceSlots } from '../src/services/voice/voice-slots';
 import { citedSources, searchKnowledgeForVoice, VOICE_TOOL_NAME } from '../src/services/voice/voice-knowledge-tool';
-import { appendVoiceMessage } from '../src/services/voice/voice-turns';
-import { closeVoiceMeter, openVoiceMeter, type VoiceMeter } from '../src/services/voice/voice-usage';
+import { appendVoiceMessage, recentTurnsForVoice } from '../src/services/voice/voice-turns';
+import { recordProviderRefusal } from '../src/services/voice/voice-provider-status';
+import { resolveVoiceSettings } from '../src/services/voice/voice-settings';
+import { closeVoiceMeter, noTokens, openVoiceMeter, type VoiceMeter } from '../src/services/voice/voice-usage';
 import { toWidgetCitation } from '../src/services/widget/widget-citation';
 import type { VoiceLimits } from './limits';
 import {
@@ -27,29 +29,81 @@ import {
   MAX_AUDIO_FRAME_BYTES,
   MAX_CONTROL_FRAME_BYTES,
   NORMAL_CLOSE,
+  NOTICE_MESSAGES,
+  VOICE_KEY_REFUSED_MESSAGE,
   SAMPLE_RATE,
   ZClientMessage,
   type ServerMessage,
   type VoiceErrorCode,
   type VoiceState,
 } from './protocol';
-import { connectUpstream, sessionConfig, type UpstreamClientEvent, type UpstreamEvent } from './upstream';
+import { connectUpstream, sessionConfig, type RealtimeResponse, type UpstreamClientEvent, type UpstreamEvent } from './upstream';
 
 const BYTES_PER_MS = (SAMPLE_RATE * 2) / 1000;
 /** A spoken answer's user transcript may arrive after the answer; wait this long to store them in order. */
 const USER_TRANSCRIPT_WAIT_MS = 3_000;
 /** Playback in the browser lags the frames sent by its jitter buffer; speech within this is still barge-in. */
 const PLAYBACK_SLACK_MS = 500;
+/** After `interrupt`, how long the browser has to report played_ms before the gateway estimates it. */
+const INTERRUPTED_WAIT_MS = 2_000;
 
 export type VoiceSessionStats = { audioInBytes: number; audioOutBytes: number; droppedIn: number; droppedOut: number };
 
 /** How a session ended (the close reason: stopped, browser_closed, a refusal or error code) and how long it talked. */
 export type VoiceSessionOutcome = { reason: string; readySeconds: number | null };
 
-/** Benchmarks: time from an upstream audio delta's arrival to its frame handed to the browser socket. */
-export type VoiceObserver = { relayed(ms: number): void };
+/**
+ * Benchmarks: `relayed` is the time from an upstream audio delta's arrival to its frame handed to
+ * the browser socket; `forwarded` from a browser frame's arrival to its append handed upstream.
+ */
+export type VoiceObserver = { relayed(ms: number): void; forwarded?(ms: number): void };
 
-type AssistantAudio = { itemId: string; firstFrameAt: number; itemMs: number };
+/** One assistant audio item as the browser plays it: it starts when the browser's queue reaches it. */
+type SpokenItem = { itemId: string; responseId: string; text: string; startsAt: number; ms: number };
+
+/**
+ * One turn: the visitor's question and the model's answer to it, which may take several responses
+ * (a spoken preamble, tool calls, the answer). Sources and spoken parts belong to the turn; the
+ * answer is stored once, as heard.
+ */
+type Turn = {
+  sources: Citation[];
+  /** Spoken parts finished before the current item (a preamble before the tool call). */
+  prior: string[];
+  item: SpokenItem | null;
+  /** The visitor's transcript of this turn is stored (or given up on): the answer is stored after it. */
+  userDone: Promise<void>;
+  /** The model finished the answer (completed or incomplete). */
+  finished: boolean;
+  incomplete: boolean;
+  stored: boolean;
+  commitTimer: NodeJS.Timeout | null;
+};
+
+/** A model response the gateway follows: its tool calls, and whether its own response.done came. */
+type ResponseState = { calls: number; hadCalls: boolean; done: boolean; followed: boolean; abandoned: boolean; status: string | null };
+
+const newTurn = (userDone: Promise<void> = Promise.resolve()): Turn => ({
+  sources: [],
+  prior: [],
+  item: null,
+  userDone,
+  finished: false,
+  incomplete: false,
+  stored: false,
+  commitTimer: null,
+});
+
+/** The first `fraction` of a transcript, cut at a word boundary: what was heard of it. */
+export function heardPart(text: string, fraction: number): string {
+  const t = text.trim();
+  if (fraction >= 1) return t;
+  if (fraction <= 0) return '';
+  const n = Math.round(t.length * fraction);
+  const cut = t.slice(0, n + 1).lastIndexOf(' ');
+  const part = (cut > 0 ? t.slice(0, cut) : t.slice(0, n)).trimEnd();
+  return part ? `${part}…` : '';
+}
 
 export class VoiceSession {
   private phase: 'authorizing' | 'connecting' | 'ready' | 'ended' = 'authorizing';
@@ -68,12 +122,19 @@ export class VoiceSession {
   /** Since when an upstream event is owed (null: nothing expected, e.g. while the visitor is silent). */
   private awaitingSince: number | null = null;
   private state: VoiceState | null = null;
-  private audio: AssistantAudio | null = null;
-  private pendingInterrupt: { itemId: string; itemMs: number } | null = null;
+  private turn: Turn = newTurn();
+  /** When the browser's playback queue runs dry, as far as the gateway can tell. */
+  private playbackEndsAt = 0;
+  private pendingInterrupt: { turn: Turn; item: SpokenItem; timer: NodeJS.Timeout } | null = null;
+  private readonly responses = new Map<string, ResponseState>();
   private toolCallsRunning = 0;
-  private sources: Citation[] = [];
-  private answer = { text: '', final: null as string | null };
-  private lastUserTurn: Promise<void> = Promise.resolve();
+  /** Searches of one turn run one after another, so their passage markers continue. */
+  private toolQueue: Promise<void> = Promise.resolve();
+  private retryCreate = false;
+  private eventSeq = 0;
+  private reconnected = false;
+  private reconnecting = false;
+  private readonly tokens = noTokens();
   private readonly userTurns = new Map<string, () => void>();
   private storage: Promise<void> = Promise.resolve();
   private lastStoredAt = 0;
@@ -134,26 +195,79 @@ export class VoiceSession {
       return;
     }
     this.phase = 'connecting';
+    this.connect();
+  }
+
+  /** Opens the upstream socket; its events count only while it is the session's current one. */
+  private connect(): void {
     const realtime = this.deps.config.realtime!;
     const upstream = connectUpstream(realtime, { connectTimeoutMs: this.limits.upstreamConnectTimeoutMs, maxPayload: 16 * 1024 * 1024 });
     this.upstream = upstream;
+    this.upstreamAlive = true;
     this.awaitingSince = performance.now();
-    upstream.on('open', () => this.sendUpstream({ type: 'session.update', session: sessionConfig(realtime.model) }));
-    upstream.on('message', (data) => this.onUpstreamMessage(String(data)));
+    const current = () => this.upstream === upstream && this.phase !== 'ended';
+    upstream.on('open', () => current() && this.sendUpstream({ type: 'session.update', session: sessionConfig(realtime.model, resolveVoiceSettings(this.caller!.ctx.org.settings?.voice_settings)) }));
+    upstream.on('message', (data) => current() && this.onUpstreamMessage(String(data)));
     upstream.on('pong', () => (this.upstreamAlive = true));
     upstream.on('unexpected-response', (_req, res) => {
-      this.log.warn({ status: res.statusCode }, 'voice upstream refused the connection');
-      res.resume();
-      void this.fail('upstream_error');
+      const status = res.statusCode ?? 0;
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => body.length < 4096 && (body += c));
+      res.on('end', () => {
+        if (!current()) return;
+        this.log.warn({ status, body: body.slice(0, 500) }, 'voice upstream refused the connection');
+        if (status === 401 || status === 403) void this.onKeyRefused(status, body);
+        else void this.fail('upstream_error');
+      });
+      res.on('error', () => current() && void this.fail('upstream_error'));
     });
     upstream.on('error', (err) => {
+      if (!current()) return;
       this.log.warn({ err: err.message }, 'voice upstream socket error');
-      void this.fail('upstream_error');
+      this.onUpstreamLost();
     });
     upstream.on('close', (code, reason) => {
-      if (this.phase !== 'ended') this.log.warn({ code, reason: String(reason) }, 'voice upstream closed');
-      void this.fail('upstream_error');
+      if (!current()) return;
+      this.log.warn({ code, reason: String(reason) }, 'voice upstream closed');
+      this.onUpstreamLost();
     });
+  }
+
+  /** 401/403: not temporary. Voice is marked unavailable for this key, with the reason admins see. */
+  private async onKeyRefused(status: number, body: string): Promise<void> {
+    let error: { code?: string | null; message?: string } = {};
+    try {
+      error = (JSON.parse(body) as { error?: typeof error }).error ?? {};
+    } catch {
+      /* not JSON: the status says enough */
+    }
+    try {
+      await recordProviderRefusal(this.deps, { status, code: error.code ?? null, message: error.message ?? `HTTP ${status}` });
+    } catch (err) {
+      this.log.error({ err }, 'voice provider refusal could not be recorded');
+    }
+    await this.fail('voice_unavailable', VOICE_KEY_REFUSED_MESSAGE);
+  }
+
+  /**
+   * The upstream went away. Before the session is ready that is a failure; once ready, the gateway
+   * reconnects once, re-seeding the conversation from what was stored, and the visitor goes on.
+   */
+  private onUpstreamLost(): void {
+    if (this.phase !== 'ready' || this.reconnected) return void this.fail('upstream_error');
+    this.reconnected = true;
+    this.reconnecting = true;
+    const old = this.upstream;
+    old?.removeAllListeners();
+    old?.on('error', () => {});
+    old?.terminate();
+    this.abandonTurn();
+    this.responses.clear();
+    this.toolCallsRunning = 0;
+    this.send({ type: 'notice', code: 'reconnecting', message: NOTICE_MESSAGES.reconnecting });
+    this.setState('thinking');
+    this.connect();
   }
 
   /** Called by the gateway a few times a second: timeouts and liveness. */
@@ -225,19 +339,22 @@ export class VoiceSession {
     }
     this.lastAudioAt = now;
     // Audio before `ready` has nowhere to go yet: the widget is told to start only after ready.
-    if (this.phase !== 'ready') return void (this.stats.droppedIn += frame.length);
+    if (this.phase !== 'ready' || this.reconnecting) return void (this.stats.droppedIn += frame.length);
     if (this.upstream!.bufferedAmount > this.limits.maxBufferedBytes) return void (this.stats.droppedIn += frame.length);
     this.stats.audioInBytes += frame.length;
     this.sendUpstream({ type: 'input_audio_buffer.append', audio: frame.toString('base64') });
+    this.observer?.forwarded?.(performance.now() - now);
   }
 
   private onInterrupted(playedMs: number): void {
     const pending = this.pendingInterrupt;
     if (!pending) return;
     this.pendingInterrupt = null;
-    // The model can only be truncated within the audio it produced.
-    const audioEndMs = Math.max(0, Math.min(Math.round(playedMs), Math.floor(pending.itemMs)));
-    this.sendUpstream({ type: 'conversation.item.truncate', item_id: pending.itemId, content_index: 0, audio_end_ms: audioEndMs });
+    clearTimeout(pending.timer);
+    // The model can only be truncated within the audio it produced (OpenAI refuses a truncate past it).
+    const audioEndMs = Math.max(0, Math.min(Math.round(playedMs), Math.floor(pending.item.ms)));
+    this.sendUpstream({ type: 'conversation.item.truncate', item_id: pending.item.itemId, content_index: 0, audio_end_ms: audioEndMs });
+    this.commit(pending.turn, audioEndMs);
   }
 
   // ---- upstream -> gateway ---------------------------------------------------------------
@@ -254,18 +371,30 @@ export class VoiceSession {
     switch (event.type) {
       case 'session.updated':
         if (this.phase === 'connecting') void this.onReady();
+        else if (this.reconnecting) void this.onReconnected();
         return;
       case 'error': {
         const e = event.error;
+        if (e.code === 'conversation_already_has_active_response') {
+          // A response started by the server (VAD) won the race: ask again once it is done.
+          this.log.info({ error: e }, 'voice upstream already had an active response; retrying after it');
+          this.retryCreate = true;
+          return;
+        }
         // Our own requests can be refused one by one (e.g. a truncate after the item ended); the
         // session goes on. Anything else, or any error before the session is set up, ends it.
-        if (this.phase === 'ready' && e.type === 'invalid_request_error' && e.code !== 'beta_api_shape_disabled') {
+        if (this.phase === 'ready' && !this.reconnecting && e.type === 'invalid_request_error' && e.code !== 'beta_api_shape_disabled') {
           this.log.warn({ error: e }, 'voice upstream refused an event');
           return;
         }
         this.log.warn({ error: e }, 'voice upstream error');
         return void this.fail('upstream_error');
       }
+      case 'rate_limits.updated':
+        // Informational: OpenAI reserves the response's tokens up front; a response over the limit
+        // comes back as response.done status "failed", which is handled there.
+        this.log.debug({ rateLimits: event.rate_limits }, 'voice upstream rate limits');
+        return;
       case 'input_audio_buffer.speech_started':
         return this.onSpeechStarted(event.item_id);
       case 'input_audio_buffer.speech_stopped':
@@ -280,24 +409,28 @@ export class VoiceSession {
         this.userTurns.get(event.item_id)?.();
         return;
       case 'response.created':
-        this.answer = { text: '', final: null };
+        if (event.response.id) this.responses.set(event.response.id, { calls: 0, hadCalls: false, done: false, followed: false, abandoned: false, status: null });
         this.awaitingSince = performance.now();
         return;
       case 'response.function_call_arguments.done':
-        return void this.runTool(event.call_id, event.name, event.arguments);
+        return this.onToolCall(event.response_id, event.call_id, event.name, event.arguments);
       case 'response.output_audio.delta':
-        this.onAudioDelta(event.item_id, event.delta);
+        this.onAudioDelta(event.response_id, event.item_id, event.delta);
         this.observer?.relayed(performance.now() - this.lastUpstreamAt);
         return;
-      case 'response.output_audio_transcript.delta':
-        this.answer.text += event.delta;
+      case 'response.output_audio_transcript.delta': {
+        const item = this.spokenItem(event.response_id, event.item_id);
+        item.text += event.delta;
         this.send({ type: 'transcript', role: 'assistant', delta: event.delta });
         return;
-      case 'response.output_audio_transcript.done':
-        this.answer.final = event.transcript;
+      }
+      case 'response.output_audio_transcript.done': {
+        const item = this.turn.item;
+        if (item && item.itemId === event.item_id) item.text = event.transcript;
         return;
+      }
       case 'response.done':
-        return this.onResponseDone();
+        return this.onResponseDone(event.response);
       default:
         return;
     }
@@ -307,8 +440,10 @@ export class VoiceSession {
     const caller = this.caller!;
     try {
       this.meter = await openVoiceMeter(caller.ctx, caller.kb.id, caller.chatSessionId);
+      // Voice continuing a typed conversation: the model gets its recent turns as context.
+      if (this.request.sessionId) await this.seed();
     } catch (err) {
-      this.log.error({ err }, 'voice meter could not be opened');
+      this.log.error({ err }, 'voice session could not be set up');
       return void (await this.fail('upstream_error'));
     }
     if (this.phase !== 'connecting') return;
@@ -320,21 +455,61 @@ export class VoiceSession {
     this.setState('listening');
   }
 
+  private async onReconnected(): Promise<void> {
+    try {
+      await this.storage;
+      await this.seed();
+    } catch (err) {
+      this.log.error({ err }, 'voice conversation could not be re-seeded');
+      return void (await this.fail('upstream_error'));
+    }
+    if (this.phase !== 'ready') return;
+    this.reconnecting = false;
+    this.awaitingSince = null;
+    this.log.info('voice upstream reconnected');
+    this.setState('listening');
+  }
+
+  /** The chat session's recent turns as conversation items, oldest first (bounded: SEED_MAX_*). */
+  private async seed(): Promise<void> {
+    const caller = this.caller!;
+    const turns = await recentTurnsForVoice(caller.ctx, caller.chatSessionId);
+    for (const t of turns) {
+      const item =
+        t.role === 'user'
+          ? { type: 'message' as const, role: 'user' as const, content: [{ type: 'input_text' as const, text: t.content }] }
+          : { type: 'message' as const, role: 'assistant' as const, content: [{ type: 'output_text' as const, text: t.content }] };
+      this.sendUpstream({ type: 'conversation.item.create', item });
+    }
+  }
+
   private onSpeechStarted(itemId: string): void {
     const now = performance.now();
-    const a = this.audio;
-    if (a && now < a.firstFrameAt + a.itemMs + PLAYBACK_SLACK_MS) {
-      this.pendingInterrupt = { itemId: a.itemId, itemMs: a.itemMs };
+    const old = this.turn;
+    const item = old.item;
+    if (item && !old.stored && now < item.startsAt + item.ms + PLAYBACK_SLACK_MS) {
+      // Barge-in: the browser clears its queue and reports how much played; stored is what was heard.
+      if (old.commitTimer) clearTimeout(old.commitTimer);
+      if (this.pendingInterrupt) this.onInterrupted(this.estimatePlayed(this.pendingInterrupt.item, now));
+      const timer = setTimeout(() => {
+        if (this.pendingInterrupt?.turn === old) this.onInterrupted(this.estimatePlayed(item, performance.now()));
+      }, INTERRUPTED_WAIT_MS);
+      timer.unref();
+      this.pendingInterrupt = { turn: old, item, timer };
+      this.playbackEndsAt = now;
       this.send({ type: 'interrupt' });
+    } else {
+      this.abandonTurn();
     }
-    this.audio = null;
+    // Responses of the old turn that are still waiting on tools must not answer the old question now.
+    for (const r of this.responses.values()) r.abandoned = true;
     let done!: () => void;
-    const turn = new Promise<void>((resolve) => (done = resolve));
+    const userDone = new Promise<void>((resolve) => (done = resolve));
     this.userTurns.set(itemId, () => {
       this.userTurns.delete(itemId);
       done();
     });
-    this.lastUserTurn = turn;
+    this.turn = newTurn(Promise.race([userDone, new Promise<void>((r) => setTimeout(r, USER_TRANSCRIPT_WAIT_MS).unref())]));
     this.setState('listening');
   }
 
@@ -347,14 +522,24 @@ export class VoiceSession {
     this.userTurns.get(itemId)?.();
   }
 
-  private onAudioDelta(itemId: string, base64: string): void {
+  /** The turn's audio item for this delta; a new item closes the previous one as a finished spoken part. */
+  private spokenItem(responseId: string, itemId: string): SpokenItem {
+    const t = this.turn;
+    if (t.item?.itemId === itemId) return t.item;
+    if (t.item?.text.trim()) t.prior.push(t.item.text.trim());
+    const now = performance.now();
+    t.item = { itemId, responseId, text: '', startsAt: Math.max(now, this.playbackEndsAt), ms: 0 };
+    return t.item;
+  }
+
+  private onAudioDelta(responseId: string, itemId: string, base64: string): void {
     const pcm = Buffer.from(base64, 'base64');
     const now = performance.now();
-    if (!this.audio || this.audio.itemId !== itemId) {
-      this.audio = { itemId, firstFrameAt: now, itemMs: 0 };
-      this.setState('speaking');
-    }
-    this.audio.itemMs += pcm.length / BYTES_PER_MS;
+    const item = this.spokenItem(responseId, itemId);
+    if (item.ms === 0) this.setState('speaking');
+    const ms = pcm.length / BYTES_PER_MS;
+    item.ms += ms;
+    this.playbackEndsAt = Math.max(now, this.playbackEndsAt) + ms;
     const buffered = this.browser.bufferedAmount;
     if (buffered > this.limits.maxBufferedBytes * 4) {
       this.log.warn({ buffered }, 'voice browser is not reading; closing');
@@ -366,53 +551,154 @@ export class VoiceSession {
     this.browser.send(pcm, { binary: true });
   }
 
-  private onResponseDone(): void {
-    const text = (this.answer.final ?? this.answer.text).trim();
-    this.answer = { text: '', final: null };
-    if (text) {
-      const citations = citedSources(text, this.sources).map(toWidgetCitation);
-      this.send({ type: 'citations', citations });
-      this.send({ type: 'transcript', role: 'assistant', text, final: true });
-      const userTurn = this.lastUserTurn;
-      const waited = Promise.race([userTurn, new Promise<void>((r) => setTimeout(r, USER_TRANSCRIPT_WAIT_MS).unref())]);
-      this.store('assistant', text, citations, waited);
+  private onResponseDone(response: RealtimeResponse): void {
+    const id = response.id ?? '';
+    const r = this.responses.get(id);
+    this.responses.delete(id);
+    this.addUsage(response);
+    const status = response.status ?? 'completed';
+    const t = this.turn;
+    if (r) {
+      r.done = true;
+      r.status = status;
     }
-    if (this.toolCallsRunning === 0) {
+    if (this.retryCreate) {
+      this.retryCreate = false;
+      this.sendUpstream({ type: 'response.create', event_id: this.eventId('response_create') });
+    }
+    if (status === 'failed') {
+      this.log.warn({ statusDetails: response.status_details }, 'voice response failed');
+      this.send({ type: 'notice', code: 'answer_failed', message: NOTICE_MESSAGES.answer_failed });
+      this.abandonTurn();
+    } else if (status === 'completed' && r?.hadCalls) {
+      // The tool-call response: a preamble may have been spoken; the answer comes after the tools.
+      this.followUp(id, r);
+    } else if (status === 'completed' || status === 'incomplete') {
+      if (status === 'incomplete') {
+        this.log.info({ statusDetails: response.status_details }, 'voice response incomplete');
+        t.incomplete = true;
+        const reason = response.status_details?.reason;
+        this.send({ type: 'notice', code: 'answer_incomplete', message: reason === 'content_filter' ? "I can't continue that answer." : NOTICE_MESSAGES.answer_incomplete });
+      }
+      this.finishTurn(t);
+    }
+    // cancelled: barge-in or stop; what was heard is stored by onInterrupted / end().
+    if (this.toolCallsRunning === 0 && this.responses.size === 0) {
       this.awaitingSince = null;
-      if (this.state !== 'speaking' || !this.audio) this.setState('listening');
+      const left = this.playbackEndsAt - performance.now();
+      if (left <= 0 || this.state !== 'speaking') this.setState('listening');
       else {
-        // The browser is still playing what was sent; it is "speaking" until that has played.
-        const a = this.audio;
-        const left = a.firstFrameAt + a.itemMs - performance.now();
+        const item = t.item;
         setTimeout(() => {
-          if (this.audio === a && this.phase === 'ready') this.setState('listening');
-        }, Math.max(0, left)).unref();
+          if (this.turn.item === item && this.phase === 'ready' && this.responses.size === 0) this.setState('listening');
+        }, left).unref();
       }
     }
   }
 
-  private async runTool(callId: string, name: string, args: string): Promise<void> {
-    const caller = this.caller!;
+  /** The model finished answering: the visitor sees the answer and its sources now; it is stored once it has played. */
+  private finishTurn(t: Turn): void {
+    t.finished = true;
+    const text = this.turnText(t, null);
+    if (text) {
+      const citations = citedSources(text, t.sources).map(toWidgetCitation);
+      this.send({ type: 'citations', citations });
+      this.send({ type: 'transcript', role: 'assistant', text, final: true });
+    }
+    const left = Math.max(0, this.playbackEndsAt - performance.now());
+    t.commitTimer = setTimeout(() => this.commit(t, null), left);
+    t.commitTimer.unref();
+  }
+
+  /** The turn's answer as heard: every finished part, and the current item cut at `playedMs` (null: all of it). */
+  private turnText(t: Turn, playedMs: number | null): string {
+    const item = t.item;
+    const last = item ? (playedMs === null || item.ms <= 0 ? item.text.trim() : heardPart(item.text, playedMs / item.ms)) : '';
+    return [...t.prior, last].filter(Boolean).join(' ').trim();
+  }
+
+  /** Stores the turn's answer once: all of it, or what played (`playedMs` of its current item). */
+  private commit(t: Turn, playedMs: number | null): void {
+    if (t.stored) return;
+    t.stored = true;
+    if (t.commitTimer) clearTimeout(t.commitTimer);
+    const text = this.turnText(t, playedMs);
+    if (!text) return;
+    const cut = playedMs !== null && t.item !== null && playedMs < t.item.ms;
+    const citations = citedSources(text, t.sources).map(toWidgetCitation);
+    this.store('assistant', text, citations, t.userDone, cut || t.incomplete || !t.finished);
+  }
+
+  /** Wall-clock estimate of what the browser has played of `item` (used when it cannot tell us). */
+  private estimatePlayed(item: SpokenItem, now: number): number {
+    return Math.max(0, Math.min(item.ms, now - item.startsAt));
+  }
+
+  /** The current turn ends without an answer to wait for: store what was heard of it so far. */
+  private abandonTurn(): void {
+    const t = this.turn;
+    if (this.pendingInterrupt) this.onInterrupted(this.estimatePlayed(this.pendingInterrupt.item, performance.now()));
+    if (t.stored) return;
+    if (t.finished && t.item && performance.now() >= t.item.startsAt + t.item.ms) return this.commit(t, null);
+    this.commit(t, t.item ? this.estimatePlayed(t.item, performance.now()) : null);
+  }
+
+  private onToolCall(responseId: string, callId: string, name: string, args: string): void {
+    const r = this.responses.get(responseId) ?? { calls: 0, hadCalls: false, done: false, followed: false, abandoned: false, status: null };
+    this.responses.set(responseId, r);
+    r.calls++;
+    r.hadCalls = true;
+    const turn = this.turn;
     this.toolCallsRunning++;
     this.setState('thinking');
-    let output: string;
+    this.toolQueue = this.toolQueue.then(async () => {
+      const output = await this.runTool(turn, name, args);
+      this.toolCallsRunning--;
+      r.calls--;
+      if (this.phase === 'ended') return;
+      this.sendUpstream({ type: 'conversation.item.create', item: { type: 'function_call_output', call_id: callId, output } });
+      this.followUp(responseId, r);
+    });
+  }
+
+  /**
+   * After a tool-call response, ask for the answer once every call has its output AND the response's
+   * own response.done has come: OpenAI refuses a response.create while a response is active.
+   */
+  private followUp(responseId: string, r: ResponseState): void {
+    if (!r.done || r.calls > 0 || r.followed || !r.hadCalls) return;
+    r.followed = true;
+    this.responses.delete(responseId);
+    if (r.abandoned || r.status !== 'completed' || this.phase === 'ended') return;
+    this.sendUpstream({ type: 'response.create', event_id: this.eventId('response_create') });
+    this.awaitingSince = performance.now();
+  }
+
+  private async runTool(turn: Turn, name: string, args: string): Promise<string> {
+    const caller = this.caller!;
     try {
-      if (name !== VOICE_TOOL_NAME) output = JSON.stringify({ error: `Unknown tool ${name}` });
-      else {
-        const result = await searchKnowledgeForVoice(caller.ctx, caller.kb, args);
-        this.sources = result.sources;
-        output = result.output;
-      }
+      if (name !== VOICE_TOOL_NAME) return JSON.stringify({ error: `Unknown tool ${name}` });
+      const result = await searchKnowledgeForVoice(caller.ctx, caller.kb, args, turn.sources.length + 1);
+      turn.sources.push(...result.sources);
+      return result.output;
     } catch (err) {
       this.log.error({ err }, 'voice knowledge search failed');
-      output = JSON.stringify({ found: false, error: 'The knowledge base could not be searched right now' });
-    } finally {
-      this.toolCallsRunning--;
+      return JSON.stringify({ found: false, error: 'The knowledge base could not be searched right now' });
     }
-    if (this.phase === 'ended') return;
-    this.sendUpstream({ type: 'conversation.item.create', item: { type: 'function_call_output', call_id: callId, output } });
-    this.sendUpstream({ type: 'response.create' });
-    this.awaitingSince = performance.now();
+  }
+
+  private addUsage(response: RealtimeResponse): void {
+    const u = response.usage;
+    if (!u) return;
+    this.tokens.input += u.input_tokens ?? 0;
+    this.tokens.output += u.output_tokens ?? 0;
+    this.tokens.cachedInput += u.input_token_details?.cached_tokens ?? 0;
+    this.tokens.audioInput += u.input_token_details?.audio_tokens ?? 0;
+    this.tokens.audioOutput += u.output_token_details?.audio_tokens ?? 0;
+  }
+
+  private eventId(kind: string): string {
+    return `${kind}_${this.request.requestId.slice(0, 8)}_${++this.eventSeq}`;
   }
 
   // ---- helpers ---------------------------------------------------------------------------
@@ -434,14 +720,14 @@ export class VoiceSession {
   }
 
   /** Turns are written one after another, in the order they happened. */
-  private store(role: 'user' | 'assistant', content: string, citations: unknown[], after: Promise<void> = Promise.resolve()): void {
+  private store(role: 'user' | 'assistant', content: string, citations: unknown[], after: Promise<void> = Promise.resolve(), interrupted = false): void {
     const caller = this.caller!;
     this.storage = this.storage
       .then(() => after)
       .then(async () => {
         const at = Math.max(Date.now(), this.lastStoredAt + 1);
         this.lastStoredAt = at;
-        await appendVoiceMessage(caller.ctx, caller.chatSessionId, { role, content, citations, at: new Date(at) });
+        await appendVoiceMessage(caller.ctx, caller.chatSessionId, { role, content, citations, at: new Date(at), interrupted });
       })
       .catch((err) => this.log.error({ err }, 'voice turn could not be stored'));
   }
@@ -455,6 +741,8 @@ export class VoiceSession {
   private async end(reason: string, closeCode?: number): Promise<VoiceSessionOutcome> {
     if (this.phase === 'ended') return this.ended;
     const wasAuthorized = this.caller !== null;
+    // Stop or a drop in the middle of an answer: what had played is stored, marked interrupted.
+    if (this.phase === 'ready') this.abandonTurn();
     this.phase = 'ended';
     this.pendingInterrupt = null;
     for (const resolve of this.userTurns.values()) resolve();
@@ -476,6 +764,7 @@ export class VoiceSession {
           audioInSeconds: this.stats.audioInBytes / BYTES_PER_MS / 1000,
           audioOutSeconds: this.stats.audioOutBytes / BYTES_PER_MS / 1000,
           reason,
+          tokens: this.tokens,
         });
         this.log.info({ reason, seconds: Math.round(seconds), ...this.stats }, 'voice session ended');
       }

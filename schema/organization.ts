@@ -2,9 +2,24 @@ import { PLAN_NAMES } from '../src/services/plans';
 import { toOrgDto, type OrgDto } from '../src/services/orgs/org-dto';
 import { getOrgSettings, updateOrgSettings, type OrgSettingsDto } from '../src/services/orgs/org-settings';
 import { getOrgUsage, type OrgUsageDto } from '../src/services/voice/voice-usage';
+import { VOICE_NAMES, type VoiceSettings } from '../src/services/voice/voice-settings';
 import { builder } from './builder';
 
 const PlanEnum = builder.enumType('Plan', { values: PLAN_NAMES });
+
+const VoiceSettingsRef = builder.objectRef<VoiceSettings>('VoiceSettings').implement({
+  description: 'Voice sessions: turn detection, voice and an instructions suffix (Workspace, Settings, Voice)',
+  fields: (t) => ({
+    turnDetection: t.exposeString('turn_detection', { description: 'server_vad (silence ends the turn) or semantic_vad' }),
+    eagerness: t.exposeString('eagerness', { description: 'semantic_vad only: low, medium, high or auto' }),
+    voice: t.exposeString('voice', { description: `One of ${VOICE_NAMES.join(', ')}` }),
+    instructionsSuffix: t.exposeString('instructions_suffix', { description: "Appended to the gateway's instructions" }),
+  }),
+});
+
+const VoiceSettingsInput = builder.inputType('VoiceSettingsInput', {
+  fields: (t) => ({ turnDetection: t.string(), eagerness: t.string(), voice: t.string(), instructionsSuffix: t.string() }),
+});
 
 const OrganizationSettingsRef = builder.objectRef<OrgSettingsDto>('OrganizationSettings').implement({
   description: 'Settings of the embeddable widget and voice',
@@ -25,6 +40,7 @@ const OrganizationSettingsRef = builder.objectRef<OrgSettingsDto>('OrganizationS
     allowedOrigins: t.exposeStringList('allowed_origins', {
       description: 'Origins (scheme://host[:port]) allowed to embed the widget; empty allows every origin',
     }),
+    voiceSettings: t.field({ type: VoiceSettingsRef, resolve: (s) => s.voice_settings }),
   }),
 });
 
@@ -33,6 +49,8 @@ const OrganizationUsageRef = builder.objectRef<OrgUsageDto>('OrganizationUsage')
   fields: (t) => ({
     voiceSeconds: t.exposeFloat('voice_seconds', { description: 'Length of all ended voice sessions, in seconds' }),
     voiceSessions: t.exposeInt('voice_sessions', { description: 'Voice sessions ended' }),
+    voiceInputTokens: t.exposeFloat('voice_input_tokens', { description: 'Realtime input tokens of ended voice sessions' }),
+    voiceOutputTokens: t.exposeFloat('voice_output_tokens', { description: 'Realtime output tokens of ended voice sessions' }),
   }),
 });
 
@@ -52,6 +70,7 @@ const UpdateOrganizationSettingsInput = builder.inputType('UpdateOrganizationSet
   fields: (t) => ({
     voiceEnabled: t.boolean(),
     allowedOrigins: t.stringList({ description: 'Replaces the whole list; [] allows every origin' }),
+    voiceSettings: t.field({ type: VoiceSettingsInput, description: 'Only the fields given change' }),
   }),
 });
 
@@ -71,6 +90,18 @@ builder.mutationFields((t) => ({
         await updateOrgSettings(await ctx.auth(), {
           ...(input.voiceEnabled != null ? { voice_enabled: input.voiceEnabled } : {}),
           ...(input.allowedOrigins != null ? { allowed_origins: input.allowedOrigins } : {}),
+          ...(input.voiceSettings != null
+            ? {
+                voice_settings: Object.fromEntries(
+                  Object.entries({
+                    turn_detection: input.voiceSettings.turnDetection,
+                    eagerness: input.voiceSettings.eagerness,
+                    voice: input.voiceSettings.voice,
+                    instructions_suffix: input.voiceSettings.instructionsSuffix,
+                  }).filter(([, value]) => value != null),
+                ) as never,
+              }
+            : {}),
         })
       ).settings,
   }),

@@ -12,6 +12,8 @@ builder.queryFields((t) => ({
         maxDocuments: f.exposeInt('max_documents'),
         questionsAsked: f.exposeInt('questions_asked', { description: 'Questions in stored conversations (chat and widget)' }),
         voiceMinutes: f.exposeInt('voice_minutes'),
+        voiceInputTokens: f.exposeFloat('voice_input_tokens', { description: 'Realtime input tokens of ended voice sessions (from response.done usage)' }),
+        voiceOutputTokens: f.exposeFloat('voice_output_tokens', { description: 'Realtime output tokens of ended voice sessions (from response.done usage)' }),
       }),
     }),
     resolve: async (_r, _a, ctx) => getUsage(await ctx.auth()),

@@ -1,50 +1,71 @@
 /**
- * A local fake of the OpenAI Realtime API (GA shape, WebSocket transport) on loopback, so the voice
- * gateway runs against the real wire protocol with no network.
+ * A local fake of the OpenAI Realtime API (GA shape, WebSocket transport) on loopback, as strict as
+ * the real API where the gateway can get it wrong, so the voice gateway runs against the real wire
+ * protocol with no network. docs/voice.md lists every real-API behaviour reproduced here.
  *
- * Connection: `ws://127.0.0.1:<port>/v1/realtime?model=…` with `Authorization: Bearer <apiKey>`
- * (HTTP 401 otherwise). An `OpenAI-Beta` header, or a beta-shaped `session.update` (no
- * `session.type: "realtime"`, or top-level `voice`, `input_audio_format`, `modalities`,
- * `temperature`), gets an `error` with code `beta_api_shape_disabled` and close 4000, like OpenAI.
+ * Connection: `ws://127.0.0.1:<port>/v1/realtime?model=…` with `Authorization: Bearer <apiKey>`;
+ * a wrong key gets HTTP 401 with OpenAI's `invalid_api_key` body, `fault: {kind:'forbidden'}` a 403.
+ * An `OpenAI-Beta` header gets `beta_api_shape_disabled` and close 4000, like OpenAI.
+ *
+ * Strictness: `session.update` is validated against the GA session type (unknown fields, wrong
+ * rate/format/voice refused with the real `error` shapes; the session keeps its old config);
+ * `response.create` while a response is active is refused (`conversation_already_has_active_response`);
+ * `response.cancel` with none active is refused (`response_cancel_not_active`); a truncate past the
+ * audio the item has is refused and a truncate deletes the item's transcript, as OpenAI does.
  *
  * A turn: appended audio goes through an RMS energy detector (`speech_started` when a 20 ms window
  * is loud, `speech_stopped` + `committed` after `silenceMs` of quiet); then the scripted user
- * transcript (`…input_audio_transcription.delta/completed`), a `search_knowledge_base` function call,
- * a wait for the client's `function_call_output` and `response.create`, then paced
- * `response.output_audio.delta` (a pcm16 24 kHz tone) with `response.output_audio_transcript.delta`
- * built from the function output (its first passage's first sentence, cited `[1]`, or the refusal),
- * and `response.done`. Speech during an answer cancels it (`interrupt_response`);
- * `conversation.item.truncate` is recorded and answered with `conversation.item.truncated`.
+ * transcript and, by the turn's kind (`turns`): a `search_knowledge_base` call (`tool`), an answer
+ * with no call (`no_tool`), two calls in one response (`two_tools`), a spoken preamble then a call
+ * (`preamble`), a `failed` response, or an answer cut short (`incomplete`). Every response starts
+ * with `rate_limits.updated`. Audio deltas go out at `audioSpeed` times real time (the real API
+ * bursts). Speech during an answer, or `response.cancel`, sends the real cancel sequence.
  *
- * Faults (`fault()` or `script.fault`): `refuse` (HTTP 503 at the upgrade), `error` (an `error`
- * event, then close 1011), `drop` (socket destroyed after N audio deltas), `stall` (silence after
- * N audio deltas). `pace` scales every delay (1 = real time, 0 = as fast as possible).
+ * Faults (`fault()` or `script.fault`): `refuse` (HTTP 503 at the upgrade), `forbidden` (403),
+ * `error` (an `error` event, then close 1011), `drop` (socket destroyed after N audio deltas),
+ * `stall` (silence after N audio deltas). `pace` scales every delay (1 = real time, 0 = at once).
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { clientItemSchema, realtimeValidationError, ZRealtimeSession } from './realtime-session-schema';
 
 export const FAKE_REALTIME_API_KEY = 'sk-fake-realtime';
 const RATE = 24_000;
 
 export type FakeRealtimeFault =
   | { kind: 'refuse' }
+  | { kind: 'forbidden' }
   | { kind: 'error'; afterDeltas?: number }
   | { kind: 'drop'; afterDeltas?: number }
   | { kind: 'stall'; afterDeltas?: number };
 
+export type FakeTurnKind = 'tool' | 'no_tool' | 'two_tools' | 'preamble' | 'failed' | 'incomplete';
+
 export type FakeRealtimeScript = {
   /** What the "user said", one per turn (the last one repeats). */
   userTranscripts?: string[];
+  /** What the model does with each turn (the last one repeats). Default `tool`. */
+  turns?: FakeTurnKind[];
   /** The query the model passes to search_knowledge_base (default: the user transcript). */
-  toolQuery?: (transcript: string) => string;
-  /** The assistant's answer from the function output (default: first passage's first sentence + " [1]"). */
-  answer?: (functionOutput: string) => string;
+  toolQuery?: (transcript: string, call: number) => string;
+  /** The assistant's answer from the function outputs (default: each output's first passage's first sentence, cited). */
+  answer?: (functionOutput: string, outputs: string[]) => string;
+  /** What the model says when it answers without the tool. */
+  smallTalk?: string;
+  /** What the model says before calling the tool (`preamble` turns). */
+  preamble?: string;
   /** Length of the spoken answer in ms (default 1200) and of one audio delta (default 100). */
   replyMs?: number;
   chunkMs?: number;
   toneHz?: number;
+  /** Audio deltas go out this many times faster than real time (default 1: paced; the real API bursts). */
+  audioSpeed?: number;
+  /** The tool-call response's `response.done` comes this long after its arguments (real ms, not paced). */
+  toolResponseDoneDelayMs?: number;
+  /** The user transcript's `completed` comes this long after the turn ends (real ms; late: after the answer). */
+  userTranscriptDelayMs?: number;
   /** Time factor for every delay (1 = real time; 0 = immediately). Default 1. */
   pace?: number;
   /** RMS (of 32768) above which a 20 ms window counts as speech. Default 600. */
@@ -58,22 +79,42 @@ export type FakeRealtimeScript = {
 
 export type FakeTruncation = { item_id: string; content_index: number; audio_end_ms: number };
 
+/** The server-side conversation, as the model sees it (what `truncate` and seeding change). */
+export type FakeItem = {
+  id: string;
+  type: 'message' | 'function_call' | 'function_call_output';
+  role?: 'user' | 'assistant' | 'system';
+  /** Text of the item as the model has it: typed text, transcript, or null once truncated away. */
+  text: string | null;
+  /** Assistant audio sent for this item, ms. */
+  audioMs: number;
+  /** The call id of a function_call item. */
+  callId?: string;
+  /** Added by the client (`conversation.item.create`), not produced by the model or the microphone. */
+  fromClient: boolean;
+};
+
 export type FakeRealtimeSession = {
   id: string;
   headers: IncomingHttpHeaders;
   model: string | null;
-  /** The last `session` object the client sent in `session.update`. */
+  /** The last `session` object the client sent in `session.update` that was accepted. */
   sessionConfig: any;
   /** Every client event except the audio appends (those are in inputAudio). */
   clientEvents: any[];
   /** Every server event sent, audio deltas summarised as `{type, bytes}`. */
   serverEvents: any[];
+  /** `error` events sent (also in serverEvents). */
+  errors: any[];
+  conversation: FakeItem[];
   inputAudio(): Buffer;
   toolCalls: { call_id: string; query: string; output: string | null }[];
   truncations: FakeTruncation[];
   /** Resolves when the socket closes, with the close code. */
   closed: Promise<number>;
   isOpen(): boolean;
+  /** Destroys the socket without a close frame, as a network drop does. */
+  drop(): void;
 };
 
 export type FakeRealtime = {
@@ -90,8 +131,6 @@ export type FakeRealtime = {
   deltaSentAt: Map<number, number>;
   close(): Promise<void>;
 };
-
-const BETA_FIELDS = ['voice', 'input_audio_format', 'output_audio_format', 'modalities', 'temperature', 'input_audio_transcription'];
 
 const newId = (prefix: string) => `${prefix}_${randomBytes(8).toString('hex')}`;
 
@@ -157,6 +196,24 @@ function defaultAnswer(output: string): string {
   return `${sentence} [${first.marker ?? 1}]`;
 }
 
+/** The default answer: each tool output's first passage's first sentence, with its marker. */
+function defaultAnswers(outputs: string[]): string {
+  const parts = outputs.map(defaultAnswer);
+  const found = parts.filter((p) => /\[\d+\]$/.test(p));
+  return found.length > 0 ? found.join(' ') : parts[0] ?? "I don't know.";
+}
+
+type Response = {
+  id: string;
+  cancelled: boolean;
+  /** Items of this response, in output order. */
+  output: any[];
+  /** The message item being spoken, if any. */
+  speaking: { itemId: string; outputIndex: number; spoken: string; stop(): void } | null;
+  /** Finishes the response early (cancel): sends its response.done. */
+  finishEarly: ((reason: 'turn_detected' | 'client_cancelled') => void) | null;
+};
+
 export async function startFakeRealtime(opts: { port?: number; script?: FakeRealtimeScript; apiKey?: string } = {}): Promise<FakeRealtime> {
   const apiKey = opts.apiKey ?? FAKE_REALTIME_API_KEY;
   let script: FakeRealtimeScript = opts.script ?? {};
@@ -180,14 +237,25 @@ export async function startFakeRealtime(opts: { port?: number; script?: FakeReal
 
   http.on('upgrade', (req: IncomingMessage, socket, head) => {
     const url = new URL(req.url ?? '/', 'http://fake');
-    const reject = (status: number, message: string) => {
-      const body = JSON.stringify({ error: { type: 'invalid_request_error', message } });
-      socket.end(`HTTP/1.1 ${status} Error\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    const reject = (status: number, error: Record<string, unknown>) => {
+      const body = JSON.stringify({ error: { param: null, ...error } });
+      const text = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 503: 'Service Unavailable' }[status] ?? 'Error';
+      socket.end(`HTTP/1.1 ${status} ${text}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
     };
-    if (url.pathname !== '/v1/realtime') return reject(404, 'not found');
-    if (req.headers.authorization !== `Bearer ${apiKey}`) return reject(401, 'Incorrect API key provided');
+    if (url.pathname !== '/v1/realtime') return reject(404, { type: 'invalid_request_error', code: null, message: 'not found' });
+    if (req.headers.authorization !== `Bearer ${apiKey}`) {
+      const shown = String(req.headers.authorization ?? '').replace(/^Bearer /, '').slice(0, 6);
+      return reject(401, {
+        type: 'invalid_request_error',
+        code: 'invalid_api_key',
+        message: `Incorrect API key provided: ${shown}***. You can find your API key at https://platform.openai.com/account/api-keys.`,
+      });
+    }
     const fault = pendingFault ?? script.fault ?? null;
-    if (fault?.kind === 'refuse') return reject(503, 'The server is overloaded');
+    if (fault?.kind === 'refuse') return reject(503, { type: 'server_error', code: null, message: 'The server is overloaded or not ready yet.' });
+    if (fault?.kind === 'forbidden') {
+      return reject(403, { type: 'invalid_request_error', code: 'unsupported_country_region_territory', message: 'Country, region, or territory not supported' });
+    }
     wss.handleUpgrade(req, socket, head, (ws) => runSession(ws, req, url.searchParams.get('model'), fault));
   });
 
@@ -197,19 +265,24 @@ export async function startFakeRealtime(opts: { port?: number; script?: FakeReal
     const chunkMs = s.chunkMs ?? 100;
     const speechRms = s.speechRms ?? 600;
     const silenceMs = s.silenceMs ?? 400;
+    const audioSpeed = s.audioSpeed ?? 1;
     const transcripts = s.userTranscripts?.length ? s.userTranscripts : ['How long can the Zephyr-9 fly?'];
+    const turnKinds: FakeTurnKind[] = s.turns?.length ? s.turns : ['tool'];
     const audio: Buffer[] = [];
     let audioMs = 0;
+    let pendingInputBytes = 0;
     let speaking = false;
-    let speechStartMs = 0;
     let quietMs = 0;
     let turn = 0;
     let userItem: string | null = null;
     let deltasSent = 0;
     let stalled = false;
     const timers = new Set<NodeJS.Timeout>();
-    let answer: { responseId: string; itemId: string; cancelled: boolean } | null = null;
-    let awaitingTool: { call_id: string; outputSeen: string | null } | null = null;
+    let active: Response | null = null;
+    /** Function calls the model made and has not yet answered from, with the client's outputs. */
+    let calls: { call_id: string; output: string | null }[] = [];
+    /** The answer after this tool call is cut short (`incomplete` turns). */
+    let nextAnswerIncomplete = false;
     let closeResolve!: (code: number) => void;
 
     const session: FakeRealtimeSession = {
@@ -219,34 +292,45 @@ export async function startFakeRealtime(opts: { port?: number; script?: FakeReal
       sessionConfig: null,
       clientEvents: [],
       serverEvents: [],
+      errors: [],
+      conversation: [],
       inputAudio: () => Buffer.concat(audio),
       toolCalls: [],
       truncations: [],
       closed: new Promise<number>((r) => (closeResolve = r)),
       isOpen: () => ws.readyState === ws.OPEN,
+      drop: () => ws.terminate(),
     };
     sessions.push(session);
     waiters.shift()?.(session);
 
-    const later = (ms: number, fn: () => void) => {
-      const t = setTimeout(() => {
-        timers.delete(t);
-        fn();
-      }, ms * pace);
+    const later = (ms: number, fn: () => void, paced = true) => {
+      const t = setTimeout(
+        () => {
+          timers.delete(t);
+          fn();
+        },
+        paced ? ms * pace : ms,
+      );
       timers.add(t);
     };
     const send = (event: Record<string, unknown>) => {
       if (stalled || ws.readyState !== ws.OPEN) return;
       const full = { event_id: newId('event'), ...event };
       session.serverEvents.push(event.type === 'response.output_audio.delta' ? { type: event.type, bytes: (event.delta as string).length } : full);
+      if (event.type === 'error') session.errors.push(full);
       ws.send(JSON.stringify(full));
     };
+    const refuse = (code: string, message: string, param: string | null, eventId: string | null) =>
+      send({ type: 'error', error: { type: 'invalid_request_error', code, message, param, event_id: eventId } });
     const fatal = (code: string, message: string, closeCode: number) => {
       send({ type: 'error', error: { type: 'invalid_request_error', code, message, param: null, event_id: null } });
       ws.close(closeCode, `invalid_request_error.${code}`.slice(0, 120));
     };
+    const item = (id: string) => session.conversation.find((i) => i.id === id);
     ws.on('close', (code) => {
       for (const t of timers) clearTimeout(t);
+      active?.speaking?.stop();
       closeResolve(code);
     });
     ws.on('error', () => {});
@@ -255,7 +339,14 @@ export async function startFakeRealtime(opts: { port?: number; script?: FakeReal
       fatal('beta_api_shape_disabled', 'The Realtime API beta shape has been retired; remove the OpenAI-Beta header.', 4000);
       return;
     }
-    send({ type: 'session.created', session: { id: session.id, object: 'realtime.session', type: 'realtime', model } });
+    const defaults = {
+      type: 'realtime',
+      model,
+      output_modalities: ['audio'],
+      audio: { input: { format: { type: 'audio/pcm', rate: RATE }, turn_detection: { type: 'server_vad' } }, output: { format: { type: 'audio/pcm', rate: RATE }, voice: 'marin' } },
+      tools: [],
+    };
+    send({ type: 'session.created', session: { id: session.id, object: 'realtime.session', ...defaults } });
 
     ws.on('message', (data, isBinary) => {
       if (isBinary) return fatal('invalid_message', 'Binary frames are not supported', 1003);
@@ -263,67 +354,97 @@ export async function startFakeRealtime(opts: { port?: number; script?: FakeReal
       try {
         event = JSON.parse(String(data));
       } catch {
-        send({ type: 'error', error: { type: 'invalid_request_error', code: 'invalid_json', message: 'Invalid JSON' } });
-        return;
+        return refuse('invalid_json', "We could not parse the JSON body of your request.", null, null);
       }
       if (event.type !== 'input_audio_buffer.append') session.clientEvents.push(event);
+      const eventId = typeof event.event_id === 'string' ? event.event_id : null;
       switch (event.type) {
         case 'session.update':
-          return onSessionUpdate(event.session);
+          return onSessionUpdate(event.session, eventId);
         case 'input_audio_buffer.append':
           return onAudio(String(event.audio ?? ''));
         case 'conversation.item.create':
-          if (event.item?.type === 'function_call_output' && awaitingTool && event.item.call_id === awaitingTool.call_id) {
-            awaitingTool.outputSeen = String(event.item.output);
-            const call = session.toolCalls.find((c) => c.call_id === event.item.call_id);
-            if (call) call.output = awaitingTool.outputSeen;
-            send({ type: 'conversation.item.added', item: { ...event.item, id: newId('item'), status: 'completed' } });
-          }
-          return;
+          return onItemCreate(event.item, eventId);
         case 'response.create':
-          if (awaitingTool?.outputSeen != null) {
-            const output = awaitingTool.outputSeen;
-            awaitingTool = null;
-            startAnswer(output);
-          }
-          return;
-        case 'conversation.item.truncate': {
-          const t = { item_id: event.item_id, content_index: event.content_index, audio_end_ms: event.audio_end_ms };
-          session.truncations.push(t);
-          send({ type: 'conversation.item.truncated', ...t });
-          return;
-        }
+          return onResponseCreate(eventId);
+        case 'conversation.item.truncate':
+          return onTruncate(event, eventId);
         case 'response.cancel':
-          if (answer) cancelAnswer();
-          return;
+          if (!active) return refuse('response_cancel_not_active', 'Cancellation failed: no active response found.', null, eventId);
+          return cancel('client_cancelled');
         case 'input_audio_buffer.commit':
-        case 'input_audio_buffer.clear':
+          if (pendingInputBytes < RATE * 2 * 0.1) {
+            return refuse('input_audio_buffer_commit_empty', 'Error committing input audio buffer: buffer too small. Expected at least 100ms of audio.', null, eventId);
+          }
+          pendingInputBytes = 0;
           return;
+        case 'input_audio_buffer.clear':
+          pendingInputBytes = 0;
+          return send({ type: 'input_audio_buffer.cleared' });
         default:
-          send({ type: 'error', error: { type: 'invalid_request_error', code: 'unknown_event', message: `Unknown event type ${event.type}` } });
+          return refuse('invalid_value', `Invalid value: '${String(event.type).slice(0, 60)}'. Supported values are: 'session.update', 'input_audio_buffer.append', 'input_audio_buffer.commit', 'input_audio_buffer.clear', 'conversation.item.create', 'conversation.item.truncate', 'conversation.item.delete', 'conversation.item.retrieve', 'response.create', 'response.cancel'.`, 'type', eventId);
       }
     });
 
-    function onSessionUpdate(cfg: any) {
-      if (!cfg || cfg.type !== 'realtime' || BETA_FIELDS.some((f) => f in cfg)) {
-        return fatal('beta_api_shape_disabled', 'session.update must use the GA shape: session.type "realtime", audio.input/output.', 4000);
-      }
+    function onSessionUpdate(cfg: unknown, eventId: string | null) {
+      const problem = realtimeValidationError(ZRealtimeSession, cfg, 'session', eventId);
+      // Like OpenAI: the update is refused as a whole and the session keeps its previous config.
+      if (problem) return send({ type: 'error', error: problem });
       session.sessionConfig = cfg;
-      send({ type: 'session.updated', session: { id: session.id, object: 'realtime.session', model, ...cfg } });
+      send({ type: 'session.updated', session: { id: session.id, object: 'realtime.session', ...defaults, ...(cfg as object) } });
       if (fault?.kind === 'error' && fault.afterDeltas === undefined) {
-        send({ type: 'error', error: { type: 'server_error', code: 'server_error', message: 'The server had an error' } });
+        send({ type: 'error', error: { type: 'server_error', code: 'server_error', message: 'The server had an error', param: null, event_id: null } });
         ws.close(1011, 'server_error');
       }
     }
 
+    function onItemCreate(raw: any, eventId: string | null) {
+      const problem = realtimeValidationError(clientItemSchema(raw), raw, 'item', eventId);
+      if (problem) return send({ type: 'error', error: problem });
+      if (raw.id && item(raw.id)) return refuse('item_id_already_exists', `Item with id '${raw.id}' already exists.`, 'item.id', eventId);
+      const id = raw.id ?? newId('item');
+      if (raw.type === 'function_call_output') {
+        const call = calls.find((c) => c.call_id === raw.call_id);
+        if (!session.conversation.some((i) => i.type === 'function_call' && i.callId === raw.call_id)) {
+          return refuse('invalid_value', `Tool call ID '${raw.call_id}' not found in conversation.`, 'item.call_id', eventId);
+        }
+        if (call) call.output = raw.output;
+        const logged = session.toolCalls.find((c) => c.call_id === raw.call_id);
+        if (logged) logged.output = raw.output;
+        session.conversation.push({ id, type: 'function_call_output', text: raw.output, audioMs: 0, fromClient: true });
+      } else {
+        const text = raw.content.map((c: any) => c.text ?? c.transcript ?? '').join('');
+        session.conversation.push({ id, type: 'message', role: raw.role, text, audioMs: 0, fromClient: true });
+      }
+      const full = { ...raw, id, object: 'realtime.item', status: 'completed' };
+      send({ type: 'conversation.item.added', previous_item_id: null, item: full });
+      send({ type: 'conversation.item.done', previous_item_id: null, item: full });
+    }
+
+    function onTruncate(event: any, eventId: string | null) {
+      const it = item(String(event.item_id));
+      if (!it || it.type !== 'message' || it.role !== 'assistant') {
+        return refuse('invalid_value', `Item with item_id '${String(event.item_id)}' not found or is not an assistant message.`, 'item_id', eventId);
+      }
+      if (event.content_index !== 0) return refuse('invalid_value', 'Invalid content index.', 'content_index', eventId);
+      const end = Number(event.audio_end_ms);
+      if (!Number.isInteger(end) || end < 0) return refuse('invalid_type', "Invalid type for 'audio_end_ms': expected an integer.", 'audio_end_ms', eventId);
+      if (end > it.audioMs) {
+        return refuse('invalid_value', `Audio content of ${Math.round(it.audioMs)}ms is already shorter than ${end}ms`, 'audio_end_ms', eventId);
+      }
+      const t = { item_id: it.id, content_index: 0, audio_end_ms: end };
+      session.truncations.push(t);
+      // OpenAI drops the item's transcript so the model never "remembers" words the visitor did not hear.
+      it.text = null;
+      it.audioMs = end;
+      send({ type: 'conversation.item.truncated', ...t });
+    }
+
     function onAudio(b64: string) {
       const pcm = Buffer.from(b64, 'base64');
-      if (pcm.length % 2 !== 0) {
-        send({ type: 'error', error: { type: 'invalid_request_error', code: 'invalid_audio', message: 'Odd pcm16 byte length' } });
-        return;
-      }
+      if (pcm.length % 2 !== 0) return refuse('invalid_value', 'Invalid audio: pcm16 needs an even number of bytes.', 'audio', null);
       audio.push(pcm);
-      // 20 ms windows, so detection does not depend on how the client chunks its frames.
+      pendingInputBytes += pcm.length;
       const window = (RATE / 50) * 2;
       for (let off = 0; off < pcm.length; off += window) {
         const part = pcm.subarray(off, Math.min(pcm.length, off + window));
@@ -332,10 +453,10 @@ export async function startFakeRealtime(opts: { port?: number; script?: FakeReal
         if (loud && !speaking) {
           speaking = true;
           quietMs = 0;
-          speechStartMs = audioMs;
           userItem = newId('item');
           send({ type: 'input_audio_buffer.speech_started', audio_start_ms: Math.round(audioMs), item_id: userItem });
-          if (answer && !answer.cancelled) cancelAnswer();
+          const td = session.sessionConfig?.audio?.input?.turn_detection;
+          if (active && td?.interrupt_response !== false) cancel('turn_detected');
         } else if (speaking) {
           quietMs = loud ? 0 : quietMs + ms;
           if (quietMs >= silenceMs) {
@@ -348,62 +469,172 @@ export async function startFakeRealtime(opts: { port?: number; script?: FakeReal
     }
 
     function endUserTurn() {
-      const item = userItem!;
-      send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: Math.round(audioMs), item_id: item });
-      send({ type: 'input_audio_buffer.committed', previous_item_id: null, item_id: item });
-      send({ type: 'conversation.item.added', item: { id: item, type: 'message', role: 'user', status: 'completed', content: [{ type: 'input_audio', transcript: null }] } });
+      const id = userItem!;
+      pendingInputBytes = 0;
+      send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: Math.round(audioMs), item_id: id });
+      const previous = session.conversation.at(-1)?.id ?? null;
+      send({ type: 'input_audio_buffer.committed', previous_item_id: previous, item_id: id });
+      const userEntry: FakeItem = { id, type: 'message', role: 'user', text: null, audioMs: 0, fromClient: false };
+      session.conversation.push(userEntry);
+      const it = { id, type: 'message', role: 'user', status: 'completed', content: [{ type: 'input_audio', transcript: null }] };
+      send({ type: 'conversation.item.added', previous_item_id: previous, item: it });
+      send({ type: 'conversation.item.done', previous_item_id: previous, item: it });
       const text = transcripts[Math.min(turn, transcripts.length - 1)]!;
+      const kind = turnKinds[Math.min(turn, turnKinds.length - 1)]!;
       turn++;
-      void speechStartMs;
-      const words = text.split(/(?<=\s)/);
-      let at = 20;
-      for (const w of words) {
-        later(at, () => send({ type: 'conversation.item.input_audio_transcription.delta', item_id: item, content_index: 0, delta: w }));
-        at += 10;
+      // Transcription runs beside the response: its events may come before or after the answer's.
+      const transcribe = () => {
+        for (const w of text.split(/(?<=\s)/)) send({ type: 'conversation.item.input_audio_transcription.delta', item_id: id, content_index: 0, delta: w });
+        userEntry.text = text;
+        send({ type: 'conversation.item.input_audio_transcription.completed', item_id: id, content_index: 0, transcript: text, usage: { type: 'duration', seconds: 1 } });
+      };
+      if (s.userTranscriptDelayMs !== undefined) later(s.userTranscriptDelayMs, transcribe, false);
+      else later(20, transcribe);
+      // With server VAD and create_response, the model answers the turn by itself.
+      const td = session.sessionConfig?.audio?.input?.turn_detection;
+      if (td && td.create_response === false) return;
+      later(50, () => {
+        if (!active) respond(kind, text);
+      });
+    }
+
+    function beginResponse(): Response {
+      const r: Response = { id: newId('resp'), cancelled: false, output: [], speaking: null, finishEarly: null };
+      active = r;
+      send({ type: 'response.created', response: { id: r.id, object: 'realtime.response', status: 'in_progress', status_details: null, output: [], conversation_id: 'conv_fake', output_modalities: ['audio'], usage: null } });
+      send({
+        type: 'rate_limits.updated',
+        rate_limits: [
+          { name: 'requests', limit: 5000, remaining: 4999, reset_seconds: 0.012 },
+          { name: 'tokens', limit: 40_000, remaining: 38_976, reset_seconds: 1.536 },
+        ],
+      });
+      return r;
+    }
+
+    function finishResponse(r: Response, status: 'completed' | 'cancelled' | 'failed' | 'incomplete', details: any = null) {
+      if (active === r) active = null;
+      const usage =
+        status === 'failed'
+          ? null
+          : { total_tokens: 180, input_tokens: 120, output_tokens: 60, input_token_details: { text_tokens: 100, audio_tokens: 20, cached_tokens: 64 }, output_token_details: { text_tokens: 15, audio_tokens: 45 } };
+      send({ type: 'response.done', response: { id: r.id, object: 'realtime.response', status, status_details: details, output: r.output, conversation_id: 'conv_fake', output_modalities: ['audio'], usage } });
+    }
+
+    function respond(kind: FakeTurnKind, transcript: string) {
+      if (kind === 'failed') {
+        const r = beginResponse();
+        later(30, () => finishResponse(r, 'failed', { type: 'failed', error: { type: 'server_error', code: 'server_error' } }));
+        return;
       }
-      later(at, () => send({ type: 'conversation.item.input_audio_transcription.completed', item_id: item, content_index: 0, transcript: text }));
-      later(50, () => callTool(text));
+      if (kind === 'no_tool') return void speakResponse(s.smallTalk ?? "You're welcome! Ask me anything about our products.", 'completed');
+      const queries = kind === 'two_tools' ? [0, 1].map((n) => (s.toolQuery ? s.toolQuery(transcript, n) : transcript)) : [s.toolQuery ? s.toolQuery(transcript, 0) : transcript];
+      nextAnswerIncomplete = kind === 'incomplete';
+      const r = beginResponse();
+      const callTools = () => {
+        if (r.cancelled) return;
+        calls = [];
+        for (const query of queries) {
+          const itemId = newId('item');
+          const call_id = newId('call');
+          const args = JSON.stringify({ query });
+          const outputIndex = r.output.length;
+          const it = { id: itemId, object: 'realtime.item', type: 'function_call', status: 'in_progress', name: 'search_knowledge_base', call_id, arguments: '' };
+          session.toolCalls.push({ call_id, query, output: null });
+          calls.push({ call_id, output: null });
+          session.conversation.push({ id: itemId, type: 'function_call', text: args, audioMs: 0, fromClient: false, callId: call_id });
+          send({ type: 'response.output_item.added', response_id: r.id, output_index: outputIndex, item: it });
+          send({ type: 'conversation.item.added', previous_item_id: null, item: it });
+          send({ type: 'response.function_call_arguments.delta', response_id: r.id, item_id: itemId, output_index: outputIndex, call_id, delta: args });
+          send({ type: 'response.function_call_arguments.done', response_id: r.id, item_id: itemId, output_index: outputIndex, call_id, name: 'search_knowledge_base', arguments: args });
+          const done = { ...it, status: 'completed', arguments: args };
+          send({ type: 'response.output_item.done', response_id: r.id, output_index: outputIndex, item: done });
+          send({ type: 'conversation.item.done', previous_item_id: null, item: done });
+          r.output.push(done);
+        }
+        const finish = () => {
+          if (!r.cancelled) finishResponse(r, 'completed');
+        };
+        r.finishEarly = (reason) => finishResponse(r, 'cancelled', { type: 'cancelled', reason });
+        if (s.toolResponseDoneDelayMs) later(s.toolResponseDoneDelayMs, finish, false);
+        else finish();
+      };
+      if (kind === 'preamble') speakItem(r, s.preamble ?? 'Let me look that up.', 600, false, callTools);
+      else callTools();
     }
 
-    function callTool(transcript: string) {
-      const responseId = newId('resp');
-      const itemId = newId('item');
-      const call_id = newId('call');
-      const query = s.toolQuery ? s.toolQuery(transcript) : transcript;
-      const args = JSON.stringify({ query });
-      session.toolCalls.push({ call_id, query, output: null });
-      awaitingTool = { call_id, outputSeen: null };
-      const item = { id: itemId, type: 'function_call', status: 'in_progress', name: 'search_knowledge_base', call_id, arguments: '' };
-      send({ type: 'response.created', response: { id: responseId, object: 'realtime.response', status: 'in_progress', output: [] } });
-      send({ type: 'response.output_item.added', response_id: responseId, output_index: 0, item });
-      send({ type: 'response.function_call_arguments.delta', response_id: responseId, item_id: itemId, output_index: 0, call_id, delta: args });
-      send({ type: 'response.function_call_arguments.done', response_id: responseId, item_id: itemId, output_index: 0, call_id, name: 'search_knowledge_base', arguments: args });
-      send({ type: 'response.output_item.done', response_id: responseId, output_index: 0, item: { ...item, status: 'completed', arguments: args } });
-      send({ type: 'response.done', response: { id: responseId, object: 'realtime.response', status: 'completed', output: [{ ...item, status: 'completed', arguments: args }] } });
+    function onResponseCreate(eventId: string | null) {
+      if (active) {
+        return refuse('conversation_already_has_active_response', `Conversation already has an active response in progress: ${active.id}. Wait until the response is finished before creating a new one.`, null, eventId);
+      }
+      const outputs = calls.filter((c) => c.output !== null).map((c) => c.output!);
+      calls = [];
+      if (outputs.length === 0) return void speakResponse(s.smallTalk ?? "You're welcome! Ask me anything about our products.", 'completed');
+      const text = s.answer ? s.answer(outputs[0]!, outputs) : defaultAnswers(outputs);
+      const incomplete = nextAnswerIncomplete;
+      nextAnswerIncomplete = false;
+      speakResponse(text, incomplete ? 'incomplete' : 'completed');
     }
 
-    function startAnswer(output: string) {
-      const text = (s.answer ?? defaultAnswer)(output);
-      const responseId = newId('resp');
+    function speakResponse(text: string, status: 'completed' | 'incomplete') {
+      const r = beginResponse();
+      speakItem(r, text, s.replyMs ?? 1200, status === 'incomplete', () => {
+        if (status === 'incomplete') finishResponse(r, 'incomplete', { type: 'incomplete', reason: 'max_output_tokens' });
+        else finishResponse(r, 'completed');
+      });
+    }
+
+    /** One spoken message item in response `r`: audio and transcript deltas, then its done events. */
+    function speakItem(r: Response, text: string, replyMs: number, cutShort: boolean, then: () => void) {
       const itemId = newId('item');
-      const a = { responseId, itemId, cancelled: false };
-      answer = a;
-      const replyMs = s.replyMs ?? 1200;
+      const outputIndex = r.output.length;
+      const entry: FakeItem = { id: itemId, type: 'message', role: 'assistant', text: '', audioMs: 0, fromClient: false };
+      session.conversation.push(entry);
+      const it = { id: itemId, object: 'realtime.item', type: 'message', role: 'assistant', status: 'in_progress', content: [] };
+      send({ type: 'response.output_item.added', response_id: r.id, output_index: outputIndex, item: it });
+      send({ type: 'conversation.item.added', previous_item_id: null, item: it });
+      send({ type: 'response.content_part.added', response_id: r.id, item_id: itemId, output_index: outputIndex, content_index: 0, part: { type: 'audio', transcript: '' } });
       const chunks = Math.max(1, Math.ceil(replyMs / chunkMs));
+      const sendChunks = cutShort ? Math.max(1, Math.floor(chunks / 2)) : chunks;
       const words = text.split(/(?<=\s)/);
-      send({ type: 'response.created', response: { id: responseId, object: 'realtime.response', status: 'in_progress', output: [] } });
-      send({ type: 'response.output_item.added', response_id: responseId, output_index: 0, item: { id: itemId, type: 'message', role: 'assistant', status: 'in_progress', content: [] } });
-      send({ type: 'response.content_part.added', response_id: responseId, item_id: itemId, output_index: 0, content_index: 0, part: { type: 'audio', transcript: '' } });
+      const ev = { response_id: r.id, item_id: itemId, output_index: outputIndex, content_index: 0 };
       let i = 0;
+      let stopped = false;
+      const closeItem = (status: 'completed' | 'incomplete') => {
+        const spoken = speakingState.spoken;
+        entry.text = entry.text === null ? null : spoken;
+        send({ type: 'response.output_audio.done', ...ev });
+        send({ type: 'response.output_audio_transcript.done', ...ev, transcript: spoken });
+        send({ type: 'response.content_part.done', ...ev, part: { type: 'audio', transcript: spoken } });
+        const done = { ...it, status, content: [{ type: 'output_audio', transcript: spoken }] };
+        send({ type: 'response.output_item.done', response_id: r.id, output_index: outputIndex, item: done });
+        send({ type: 'conversation.item.done', previous_item_id: null, item: done });
+        r.output.push(done);
+        r.speaking = null;
+      };
+      const speakingState = {
+        itemId,
+        outputIndex,
+        spoken: '',
+        stop: () => {
+          stopped = true;
+        },
+      };
+      r.speaking = speakingState;
+      r.finishEarly = (reason) => {
+        stopped = true;
+        closeItem('incomplete');
+        finishResponse(r, 'cancelled', { type: 'cancelled', reason });
+      };
       const tick = () => {
-        if (a.cancelled || ws.readyState !== ws.OPEN) return;
-        if (i < chunks) {
-          const f = fault?.kind !== 'refuse' ? fault : null;
+        if (stopped || r.cancelled || ws.readyState !== ws.OPEN) return;
+        if (i < sendChunks) {
+          const f = fault && fault.kind !== 'refuse' && fault.kind !== 'forbidden' ? fault : null;
           if (f && f.afterDeltas !== undefined && deltasSent >= f.afterDeltas) {
             if (f.kind === 'drop') return void ws.terminate();
             if (f.kind === 'stall') return void (stalled = true);
             if (f.kind === 'error') {
-              send({ type: 'error', error: { type: 'server_error', code: 'server_error', message: 'The server had an error while processing your request' } });
+              send({ type: 'error', error: { type: 'server_error', code: 'server_error', message: 'The server had an error while processing your request', param: null, event_id: null } });
               return void ws.close(1011, 'server_error');
             }
           }
@@ -413,31 +644,37 @@ export async function startFakeRealtime(opts: { port?: number; script?: FakeReal
             pcm.writeUInt32LE(stamp, 0);
             deltaSentAt.set(stamp, performance.now());
           }
-          send({ type: 'response.output_audio.delta', response_id: responseId, item_id: itemId, output_index: 0, content_index: 0, delta: pcm.toString('base64') });
+          send({ type: 'response.output_audio.delta', ...ev, delta: pcm.toString('base64') });
+          entry.audioMs += chunkMs;
           deltasSent++;
           // Transcript words are spread over the audio, as the model speaks them.
-          const upTo = Math.ceil(((i + 1) / chunks) * words.length);
-          const from = Math.ceil((i / chunks) * words.length);
-          const delta = words.slice(from, upTo).join('');
-          if (delta) send({ type: 'response.output_audio_transcript.delta', response_id: responseId, item_id: itemId, output_index: 0, content_index: 0, delta });
+          const delta = words.slice(Math.ceil((i / chunks) * words.length), Math.ceil(((i + 1) / chunks) * words.length)).join('');
+          if (delta) {
+            speakingState.spoken += delta;
+            if (entry.text !== null) entry.text = speakingState.spoken;
+            send({ type: 'response.output_audio_transcript.delta', ...ev, delta });
+          }
           i++;
-          later(chunkMs, tick);
+          // pace 0 is "as fast as possible": a batch of deltas per macrotask, not one per timer tick.
+          if (pace === 0 && i % 20 !== 0) return tick();
+          later(chunkMs / audioSpeed, tick);
           return;
         }
-        send({ type: 'response.output_audio.done', response_id: responseId, item_id: itemId, output_index: 0, content_index: 0 });
-        send({ type: 'response.output_audio_transcript.done', response_id: responseId, item_id: itemId, output_index: 0, content_index: 0, transcript: text });
-        send({ type: 'response.output_item.done', response_id: responseId, output_index: 0, item: { id: itemId, type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_audio', transcript: text }] } });
-        send({ type: 'response.done', response: { id: responseId, object: 'realtime.response', status: 'completed', output: [{ id: itemId, type: 'message', role: 'assistant' }], usage: { total_tokens: 100, input_tokens: 60, output_tokens: 40 } } });
-        answer = null;
+        closeItem(cutShort ? 'incomplete' : 'completed');
+        r.finishEarly = null;
+        then();
       };
       later(0, tick);
     }
 
-    function cancelAnswer() {
-      const a = answer!;
-      a.cancelled = true;
-      answer = null;
-      send({ type: 'response.done', response: { id: a.responseId, object: 'realtime.response', status: 'cancelled', status_details: { type: 'cancelled', reason: 'turn_detected' }, output: [{ id: a.itemId, type: 'message', role: 'assistant' }] } });
+    /** The real cancel sequence: the spoken item is closed as incomplete, then response.done cancelled. */
+    function cancel(reason: 'turn_detected' | 'client_cancelled') {
+      const r = active;
+      if (!r) return;
+      const finish = r.finishEarly;
+      r.cancelled = true;
+      if (finish) finish(reason);
+      else finishResponse(r, 'cancelled', { type: 'cancelled', reason });
     }
   }
 

@@ -108,6 +108,8 @@ describe('voice gateway: a spoken question', () => {
     const usage = (await trpcClient(v.t.app, org.apiKey).query('org.usage')).body.result.data.usage;
     expect(usage.voice_sessions).toBe(1);
     expect(usage.voice_seconds).toBeGreaterThan(0);
+    // Tokens from each response.done (the tool call's and the answer's: 120 input, 60 output each in the fake).
+    expect([usage.voice_input_tokens, usage.voice_output_tokens]).toEqual([240, 120]);
     const gql = await graphqlClient(v.t.app, org.apiKey)('{ organization { usage { voiceSeconds voiceSessions } } }');
     expect(gql.body.data.organization.usage).toEqual({ voiceSeconds: usage.voice_seconds, voiceSessions: 1 });
   });

@@ -180,7 +180,7 @@ describe('disconnects and faults', () => {
 
   for (const [name, fault] of [
     ['an error event mid-answer', { kind: 'error', afterDeltas: 2 }],
-    ['a dropped connection mid-answer', { kind: 'drop', afterDeltas: 2 }],
+    ['a dropped connection mid-answer, twice', { kind: 'drop', afterDeltas: 2 }],
     ['an error before the session is set up', { kind: 'error' }],
   ] as const) {
     it(`tells the browser upstream_error (4502) on ${name}`, async () => {
@@ -189,6 +189,12 @@ describe('disconnects and faults', () => {
         const client = VoiceClient.connect(v.served.wsUrl, await widgetToken(v.t, org));
         if (fault.afterDeltas !== undefined) {
           await client.type('ready');
+          await client.stream(speech(), 100);
+        }
+        if (fault.kind === 'drop') {
+          // A drop is retried once (re-seeded); the same fault on the new connection ends the session.
+          await client.next((m) => m.type === 'notice' && m.code === 'reconnecting');
+          await client.next((m) => m.type === 'state' && m.state === 'listening' && client.messages.indexOf(m) > client.messages.findIndex((x) => x.type === 'notice'));
           await client.stream(speech(), 100);
         }
         expect(await failure(client)).toMatchObject({ code: 'upstream_error', close: 4502, message: expect.stringMatching(/type your question/) });

@@ -31,7 +31,7 @@ describe('organization settings', () => {
     });
     const trpc = await trpcClient(t.app, api_key).query('org.settings');
     expect((trpc.body as any).result.data).toEqual({
-      settings: { voice_enabled: false, voice_available: false, voice_unavailable_reason: 'Voice is switched off in the organisation settings', voice_blocked_reason: null, allowed_origins: [] },
+      settings: { voice_enabled: false, voice_available: false, voice_unavailable_reason: 'Voice is switched off in the organisation settings', voice_blocked_reason: null, allowed_origins: [], voice_settings: { turn_detection: 'server_vad', eagerness: 'auto', voice: 'marin', instructions_suffix: '' } },
     });
   });
 
@@ -55,6 +55,7 @@ describe('organization settings', () => {
       voice_unavailable_reason: 'Voice is switched off in the organisation settings',
       voice_blocked_reason: null,
       allowed_origins: ['https://shop.example.com', 'http://localhost:3000', 'http://[::1]:8080'],
+      voice_settings: { turn_detection: 'server_vad', eagerness: 'auto', voice: 'marin', instructions_suffix: '' },
     });
     const cleared = await gql(UPDATE, { input: { allowedOrigins: [] } });
     expect(cleared.body.data.updateOrganizationSettings.allowedOrigins).toEqual([]);

@@ -20,6 +20,7 @@ type ServerMessage =
   | { type: 'transcript'; role: 'user' | 'assistant'; delta?: string; text?: string; final?: boolean }
   | { type: 'citations'; citations: Citation[] }
   | { type: 'interrupt' }
+  | { type: 'notice'; code: string; message: string }
   | { type: 'error'; code: string; message: string };
 
 function micFailure(err: unknown): VoiceEnd {
@@ -127,6 +128,10 @@ export function startVoice(start: VoiceStart, events: VoiceEvents): VoiceHandle 
         newItem = true;
         if (player) player.port.postMessage({ type: 'clear' });
         else if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: 'interrupted', played_ms: 0 }));
+        break;
+      case 'notice':
+        // An answer that failed or was cut short, or a reconnect: said in the conversation, which goes on.
+        if (msg.message) events.onTranscript('assistant', { text: msg.message });
         break;
       case 'error':
         serverError = { code: msg.code, message: msg.message };

@@ -121,5 +121,5 @@ export const CreateApiKey = graphql(`mutation CreateApiKey($name: String) { crea
 export const RevokeApiKey = graphql(`mutation RevokeApiKey($id: ID!) { revokeApiKey(id: $id) { id revokedAt } }`);
 
 export const Usage = graphql(`
-  query Usage { usage { knowledgeBases maxKnowledgeBases documents maxDocuments questionsAsked voiceMinutes } }
+  query Usage { usage { knowledgeBases maxKnowledgeBases documents maxDocuments questionsAsked voiceMinutes voiceInputTokens voiceOutputTokens } }
 `);

@@ -256,6 +256,7 @@ export function UsageView({ org }: { org: Org }) {
           <Meter label="Documents" used={u.documents} max={u.maxDocuments} />
           <p>Questions asked: <strong>{u.questionsAsked}</strong></p>
           <p>Voice minutes: <strong>{u.voiceMinutes}</strong></p>
+          <p>Voice tokens: <strong>{u.voiceInputTokens.toLocaleString('en')}</strong> in, <strong>{u.voiceOutputTokens.toLocaleString('en')}</strong> out</p>
         </div>
       )}
     </>

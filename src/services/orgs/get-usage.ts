@@ -29,5 +29,8 @@ export async function getUsage(ctx: ServiceContext) {
     max_documents: limits.maxDocuments,
     questions_asked: Number(questions.n),
     voice_minutes: Math.ceil(voice.voice_seconds / 60),
+    /** Realtime tokens of those sessions, from each response.done (what OpenAI bills). */
+    voice_input_tokens: voice.voice_input_tokens,
+    voice_output_tokens: voice.voice_output_tokens,
   };
 }

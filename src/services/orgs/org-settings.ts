@@ -13,6 +13,8 @@ import { parseInput } from '../../validation';
 import { lockOrg } from './lock-org';
 import { planLimits } from '../plans';
 import { voiceAvailability, voiceBlockedReason } from '../voice/voice-availability';
+import { providerRefusalReason } from '../voice/voice-provider-status';
+import { resolveVoiceSettings, ZVoiceSettingsUpdate, type VoiceSettings } from '../voice/voice-settings';
 import type { Config } from '../../config';
 
 export const MAX_ALLOWED_ORIGINS = 50;
@@ -27,6 +29,8 @@ export type OrgSettingsDto = {
   voice_blocked_reason: string | null;
   /** Empty means every origin may embed the widget. */
   allowed_origins: string[];
+  /** Turn detection, voice and instructions suffix of voice sessions (defaults filled in). */
+  voice_settings: VoiceSettings;
 };
 
 /**
@@ -62,19 +66,22 @@ export const ZUpdateOrgSettingsInput = z
   .object({
     voice_enabled: z.boolean().optional(),
     allowed_origins: z.array(ZOrigin).max(MAX_ALLOWED_ORIGINS, `at most ${MAX_ALLOWED_ORIGINS} origins`).optional(),
+    /** Only the fields given change. */
+    voice_settings: ZVoiceSettingsUpdate.optional(),
   })
   .strict();
 export type UpdateOrgSettingsInput = z.input<typeof ZUpdateOrgSettingsInput>;
 
-export function toOrgSettingsDto(org: Pick<Organization, 'plan' | 'settings'>, config: Pick<Config, 'realtime'>): OrgSettingsDto {
+export function toOrgSettingsDto(org: Pick<Organization, 'plan' | 'settings'>, config: Pick<Config, 'realtime'>, providerRefusal: string | null = null): OrgSettingsDto {
   const settings: OrgSettings = org.settings ?? {};
-  const voice = voiceAvailability(org, config);
+  const voice = voiceAvailability(org, config, providerRefusal);
   return {
     voice_enabled: settings.voice_enabled === true,
     voice_available: voice.available,
     voice_unavailable_reason: voice.reason,
-    voice_blocked_reason: voiceBlockedReason(org, config),
+    voice_blocked_reason: voiceBlockedReason(org, config, providerRefusal),
     allowed_origins: settings.allowed_origins ?? [],
+    voice_settings: resolveVoiceSettings(settings.voice_settings),
   };
 }
 
@@ -87,11 +94,12 @@ export function isOriginAllowed(settings: OrgSettings, origin: string): boolean 
 export async function getOrgSettings(ctx: ServiceContext): Promise<{ settings: OrgSettingsDto }> {
   // Re-read: ctx.org was loaded when the request was authenticated and may predate an update.
   const org = await ctx.db.selectFrom('organizations').select(['plan', 'settings']).where('id', '=', ctx.org.id).executeTakeFirstOrThrow();
-  return { settings: toOrgSettingsDto(org, ctx.config) };
+  return { settings: toOrgSettingsDto(org, ctx.config, await providerRefusalReason(ctx)) };
 }
 
 export async function updateOrgSettings(ctx: ServiceContext, rawInput: UpdateOrgSettingsInput): Promise<{ settings: OrgSettingsDto }> {
   const input = parseInput(ZUpdateOrgSettingsInput, rawInput);
+  const providerRefusal = await providerRefusalReason(ctx);
   return ctx.db.transaction().execute(async (trx) => {
     // Read-modify-write of one jsonb document: the row lock keeps concurrent updates from losing fields.
     const org = await lockOrg(trx, ctx.org.id);
@@ -104,8 +112,9 @@ export async function updateOrgSettings(ctx: ServiceContext, rawInput: UpdateOrg
     const next: OrgSettings = { ...(org.settings ?? {}) };
     if (input.voice_enabled !== undefined) next.voice_enabled = input.voice_enabled;
     if (input.allowed_origins !== undefined) next.allowed_origins = [...new Set(input.allowed_origins)];
+    if (input.voice_settings !== undefined) next.voice_settings = { ...resolveVoiceSettings(next.voice_settings), ...input.voice_settings };
     await trx.updateTable('organizations').set({ settings: JSON.stringify(next) }).where('id', '=', org.id).execute();
     ctx.logger.info({ settings: next }, 'organisation settings updated');
-    return { settings: toOrgSettingsDto({ plan: org.plan, settings: next }, ctx.config) };
+    return { settings: toOrgSettingsDto({ plan: org.plan, settings: next }, ctx.config, providerRefusal) };
   });
 }

@@ -12,6 +12,7 @@ import { planLimits } from '../plans';
 import { assertOriginAllowed, loadWidgetKb, requestOrigin } from '../widget/start-widget-session';
 import { verifyWidgetToken, widgetTokenKey, type WidgetClaims } from '../widget/widget-token';
 import { voiceAvailability } from './voice-availability';
+import { providerRefusalReason } from './voice-provider-status';
 import type { VoiceSlot, VoiceSlots } from './voice-slots';
 
 export type VoiceRefusalCode =
@@ -85,7 +86,7 @@ export async function authorizeVoice(
   } catch {
     throw new VoiceRefusal('invalid_token', 'The widget session is invalid or has expired; start a new session');
   }
-  const voice = voiceAvailability(org, deps.config);
+  const voice = voiceAvailability(org, deps.config, await providerRefusalReason(deps));
   if (!voice.available && voice.code !== 'voice_unavailable') throw new VoiceRefusal(voice.code, voice.reason);
   if (!kb.widget_enabled) throw new VoiceRefusal('widget_disabled', 'The assistant is turned off for this knowledge base');
   if (!voice.available) throw new VoiceRefusal(voice.code, voice.reason);

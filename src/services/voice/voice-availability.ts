@@ -21,10 +21,12 @@ export const VOICE_UNAVAILABLE_MESSAGES: Record<VoiceUnavailableCode, string> = 
 
 const no = (code: VoiceUnavailableCode): VoiceAvailability => ({ available: false, code, reason: VOICE_UNAVAILABLE_MESSAGES[code] });
 
-export function voiceAvailability(org: Pick<Organization, 'plan' | 'settings'>, config: Pick<Config, 'realtime'>): VoiceAvailability {
+/** `providerRefusal`: why the provider refused this server's key (voice-provider-status), if it did. */
+export function voiceAvailability(org: Pick<Organization, 'plan' | 'settings'>, config: Pick<Config, 'realtime'>, providerRefusal: string | null = null): VoiceAvailability {
   if (!planLimits(org.plan).voice) return no('voice_not_in_plan');
   if (org.settings?.voice_enabled !== true) return no('voice_disabled');
   if (!config.realtime) return no('voice_unavailable');
+  if (providerRefusal) return { available: false, code: 'voice_unavailable', reason: providerRefusal };
   return { available: true, code: null, reason: null };
 }
 
@@ -33,8 +35,9 @@ export function voiceAvailability(org: Pick<Organization, 'plan' | 'settings'>, 
  * words an administrator can act on; null when it can. Unlike `voiceAvailability`, the setting
  * itself is not a reason: the dashboard shows this under a disabled switch.
  */
-export function voiceBlockedReason(org: Pick<Organization, 'plan'>, config: Pick<Config, 'realtime'>): string | null {
+export function voiceBlockedReason(org: Pick<Organization, 'plan'>, config: Pick<Config, 'realtime'>, providerRefusal: string | null = null): string | null {
   if (!planLimits(org.plan).voice) return `Voice is included from the Starter plan; this organisation is on ${org.plan[0]!.toUpperCase()}${org.plan.slice(1)}.`;
   if (!config.realtime) return 'Voice needs a realtime provider: set OPENAI_API_KEY on the server.';
+  if (providerRefusal) return providerRefusal;
   return null;
 }

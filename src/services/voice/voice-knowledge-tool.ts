@@ -45,6 +45,8 @@ export async function searchKnowledgeForVoice(
   ctx: ServiceContext,
   kb: Pick<KnowledgeBase, 'id' | 'embedding_model'>,
   rawArguments: string,
+  /** Markers continue across the searches of one turn, so "[n]" names one passage in the answer. */
+  firstMarker = 1,
 ): Promise<VoiceToolResult> {
   let query = '';
   try {
@@ -57,9 +59,9 @@ export async function searchKnowledgeForVoice(
   if (!retrieval.confident || retrieval.chunks.length === 0) {
     return { output: JSON.stringify({ found: false, passages: [], answer_if_nothing_found: NOT_FOUND_ANSWER }), sources: [] };
   }
-  const sources = retrieval.chunks.map((c, i) => toCitation(c, i + 1));
+  const sources = retrieval.chunks.map((c, i) => toCitation(c, firstMarker + i));
   const passages = retrieval.chunks.map((c, i) => ({
-    marker: i + 1,
+    marker: firstMarker + i,
     source: [c.url ?? c.filename, c.page ? `page ${c.page}` : null, c.heading_path.at(-1)].filter(Boolean).join(', '),
     text: c.text,
   }));

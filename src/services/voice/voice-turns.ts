@@ -10,7 +10,7 @@ import { MAX_MESSAGES_PER_SESSION } from '../chat/sessions';
 export async function appendVoiceMessage(
   ctx: ServiceContext,
   sessionId: SessionId,
-  message: { role: 'user' | 'assistant'; content: string; citations?: unknown[]; at: Date },
+  message: { role: 'user' | 'assistant'; content: string; citations?: unknown[]; at: Date; interrupted?: boolean },
 ): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     await trx
@@ -21,6 +21,7 @@ export async function appendVoiceMessage(
         role: message.role,
         content: message.content,
         citations: JSON.stringify(message.citations ?? []),
+        interrupted: message.interrupted ?? false,
         created_at: message.at,
       })
       .execute();
@@ -29,4 +30,35 @@ export async function appendVoiceMessage(
         select id from chat_messages where session_id = ${sessionId}
         order by created_at desc, id desc offset ${MAX_MESSAGES_PER_SESSION})`.execute(trx);
   });
+}
+
+/** Seeding bounds: a spoken follow-up needs the last few turns, not the whole conversation. */
+export const SEED_MAX_MESSAGES = 10;
+export const SEED_MAX_CHARS = 6_000;
+
+/**
+ * The conversation's most recent messages, oldest first, for the voice model's context when voice
+ * continues a typed conversation (or re-seeds after an upstream drop): at most SEED_MAX_MESSAGES,
+ * newest kept first within SEED_MAX_CHARS. Citation markers are dropped: the voice model has not
+ * seen those passages, so "[2]" would mean nothing to it.
+ */
+export async function recentTurnsForVoice(ctx: ServiceContext, sessionId: SessionId): Promise<{ role: 'user' | 'assistant'; content: string }[]> {
+  const rows = await ctx.db
+    .selectFrom('chat_messages')
+    .select(['role', 'content'])
+    .where('session_id', '=', sessionId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(SEED_MAX_MESSAGES)
+    .execute();
+  const out: { role: 'user' | 'assistant'; content: string }[] = [];
+  let chars = 0;
+  for (const row of rows) {
+    const content = row.content.replace(/\s*\[\d+\]/g, '').trim();
+    if (!content) continue;
+    if (chars + content.length > SEED_MAX_CHARS) break;
+    chars += content.length;
+    out.push({ role: row.role, content });
+  }
+  return out.reverse();
 }

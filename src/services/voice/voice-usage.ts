@@ -8,6 +8,10 @@ import { randomBase62, type SessionId } from '../../ids';
 
 export type VoiceMeter = { id: string; startedAt: number };
 
+/** Token usage summed over a session's `response.done` events (what OpenAI bills). */
+export type VoiceTokens = { input: number; output: number; cachedInput: number; audioInput: number; audioOutput: number };
+export const noTokens = (): VoiceTokens => ({ input: 0, output: 0, cachedInput: 0, audioInput: 0, audioOutput: 0 });
+
 export async function openVoiceMeter(ctx: ServiceContext, kbId: string, chatSessionId: SessionId): Promise<VoiceMeter> {
   const id = `vsn_${randomBase62(20)}`;
   const startedAt = Date.now();
@@ -21,7 +25,7 @@ export async function openVoiceMeter(ctx: ServiceContext, kbId: string, chatSess
 export async function closeVoiceMeter(
   deps: Pick<AppDeps, 'db'>,
   meter: VoiceMeter,
-  usage: { audioInSeconds: number; audioOutSeconds: number; reason: string },
+  usage: { audioInSeconds: number; audioOutSeconds: number; reason: string; tokens?: VoiceTokens },
 ): Promise<number> {
   const seconds = Math.max(0, (Date.now() - meter.startedAt) / 1000);
   await deps.db
@@ -32,19 +36,40 @@ export async function closeVoiceMeter(
       audio_in_seconds: usage.audioInSeconds,
       audio_out_seconds: usage.audioOutSeconds,
       end_reason: usage.reason,
+      ...(usage.tokens
+        ? {
+            input_tokens: usage.tokens.input,
+            output_tokens: usage.tokens.output,
+            cached_input_tokens: usage.tokens.cachedInput,
+            audio_input_tokens: usage.tokens.audioInput,
+            audio_output_tokens: usage.tokens.audioOutput,
+          }
+        : {}),
     })
     .where('id', '=', meter.id)
     .execute();
   return seconds;
 }
 
-export type OrgUsageDto = { voice_seconds: number; voice_sessions: number };
+export type OrgUsageDto = { voice_seconds: number; voice_sessions: number; voice_input_tokens: number; voice_output_tokens: number };
 
 export async function getOrgUsage(ctx: ServiceContext): Promise<{ usage: OrgUsageDto }> {
   const row = await ctx.db
     .selectFrom('voice_sessions')
-    .select([sql<number>`coalesce(sum(seconds), 0)::float8`.as('seconds'), sql<number>`count(ended_at)::int`.as('sessions')])
+    .select([
+      sql<number>`coalesce(sum(seconds), 0)::float8`.as('seconds'),
+      sql<number>`count(ended_at)::int`.as('sessions'),
+      sql<number>`coalesce(sum(input_tokens), 0)::float8`.as('input_tokens'),
+      sql<number>`coalesce(sum(output_tokens), 0)::float8`.as('output_tokens'),
+    ])
     .where('org_id', '=', ctx.org.id)
     .executeTakeFirstOrThrow();
-  return { usage: { voice_seconds: Math.round(Number(row.seconds) * 10) / 10, voice_sessions: Number(row.sessions) } };
+  return {
+    usage: {
+      voice_seconds: Math.round(Number(row.seconds) * 10) / 10,
+      voice_sessions: Number(row.sessions),
+      voice_input_tokens: Number(row.input_tokens),
+      voice_output_tokens: Number(row.output_tokens),
+    },
+  };
 }

@@ -13,6 +13,7 @@ import { isIdOf, type KbId, type OrgId } from '../../ids';
 import { parseInput } from '../../validation';
 import { isOriginAllowed, normalizeOrigin } from '../orgs/org-settings';
 import { voiceAvailability } from '../voice/voice-availability';
+import { providerRefusalReason } from '../voice/voice-provider-status';
 import { signWidgetToken, WIDGET_TOKEN_TTL_SECONDS, widgetTokenKey } from './widget-token';
 
 export const ZWidgetSessionInput = z
@@ -95,6 +96,6 @@ export async function startWidgetSession(
     expires_at: new Date(claims.exp * 1000).toISOString(),
     expires_in: WIDGET_TOKEN_TTL_SECONDS,
     kb: { id: kb.id, name: kb.name },
-    voice: (({ available, reason }) => ({ available, reason }))(voiceAvailability(org, deps.config)),
+    voice: (({ available, reason }) => ({ available, reason }))(voiceAvailability(org, deps.config, await providerRefusalReason(deps))),
   };
 }
