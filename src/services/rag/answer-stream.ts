@@ -14,8 +14,19 @@ import { passagesCoverQuestion } from '../../ai/offline/support';
 import { toCitation, type Citation } from './citations';
 import type { Retrieval } from './retrieve';
 
+/**
+ * What the answer path decided before generating, for the Sandbox to show as is (not a second
+ * gate): `answered` false means the refusal gate declined, `reason` says which check, and
+ * `passages` are the retrieved chunks with the very scores their citations carry.
+ */
+export type AnswerDecision = {
+  answered: boolean;
+  reason: 'relevant' | 'no_passages' | 'nothing_relevant' | 'not_covered';
+  passages: Array<Citation & { lexical: number; dense: number; text: string }>;
+};
+
 export type AnswerEvent =
-  | { type: 'sources'; citations: Citation[] }
+  | { type: 'sources'; citations: Citation[]; decision?: AnswerDecision }
   | { type: 'delta'; text: string }
   | { type: 'done'; answer: string; citations: Citation[] };
 
@@ -36,6 +47,33 @@ export function answerPassages(retrieval: Retrieval): AnswerPassage[] {
   }));
 }
 
+/**
+ * The refusal gate, in one place: retrieval found nothing at all, found nothing about the question
+ * (retrieve.ts' `confident`), or (offline answerer only) no passage holds the question's content.
+ * The answer stream and the Sandbox's retrieval both decide through this function.
+ */
+export function decideAnswer(
+  deps: Pick<AppDeps, 'models'>,
+  input: { question: string; retrieval: Retrieval; standalone?: string | undefined },
+): AnswerDecision {
+  const { retrieval } = input;
+  const offline = deps.models.answerModel.provider === OFFLINE_PROVIDER;
+  const question = offline && input.standalone ? input.standalone : input.question;
+  const passages = retrieval.chunks.map((c, i) => ({ ...toCitation(c, i + 1), lexical: c.lexical, dense: c.dense, text: c.text }));
+  if (retrieval.chunks.length === 0) return { answered: false, reason: 'no_passages', passages };
+  if (!retrieval.confident) return { answered: false, reason: 'nothing_relevant', passages };
+  // The extractive offline answerer matches words, so it is told no when no passage holds the
+  // question's content; an LLM judges that from the passages itself.
+  const covered =
+    !offline ||
+    passagesCoverQuestion(
+      question,
+      answerPassages(retrieval).map((p, i) => ({ ...p, dense: retrieval.chunks[i]!.dense, lexical: retrieval.chunks[i]!.lexical })),
+      retrieval.lexicalCeiling,
+    );
+  return covered ? { answered: true, reason: 'relevant', passages } : { answered: false, reason: 'not_covered', passages };
+}
+
 export async function* answerStream(
   deps: Pick<AppDeps, 'models'>,
   input: {
@@ -51,24 +89,16 @@ export async function* answerStream(
   const offline = deps.models.answerModel.provider === OFFLINE_PROVIDER;
   const question = offline && input.standalone ? input.standalone : input.question;
   const passages = answerPassages(retrieval);
-  // The extractive offline answerer matches words, so it is told no when no passage holds the
-  // question's content; an LLM judges that from the passages itself.
-  const covered =
-    !offline ||
-    passagesCoverQuestion(
-      question,
-      passages.map((p, i) => ({ ...p, dense: retrieval.chunks[i]!.dense, lexical: retrieval.chunks[i]!.lexical })),
-      retrieval.lexicalCeiling,
-    );
-  if (!retrieval.confident || retrieval.chunks.length === 0 || !covered) {
-    yield { type: 'sources', citations: [] };
+  const decision = decideAnswer(deps, input);
+  if (!decision.answered) {
+    yield { type: 'sources', citations: [], decision };
     yield { type: 'delta', text: NOT_FOUND_ANSWER };
     yield { type: 'done', answer: NOT_FOUND_ANSWER, citations: [] };
     return;
   }
 
   const sources = retrieval.chunks.map((c, i) => toCitation(c, i + 1));
-  yield { type: 'sources', citations: sources };
+  yield { type: 'sources', citations: sources, decision };
 
   const { system, messages } = buildAnswerPrompt({
     question,
