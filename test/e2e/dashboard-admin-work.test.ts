@@ -119,7 +119,7 @@ beforeAll(async () => {
   served = await serveApp(t.app);
   site = await startFixtureServer();
   // One page of the site is gone: the crawl lists it as failed, with Retry.
-  site.overrides.set('/pcre2_code_free.html', null);
+  site.overrides.set('/pcre2-config.html', null);
   const rest = restClient(t.app, apiKey);
   kbId = (await rest.post('/api/kbs', { name: 'Drone manuals' })).body.kb.id;
   await uploadFile(t.app, apiKey, kbId, { name: 'zephyr-handbook.md', bytes: handbook });
@@ -232,7 +232,7 @@ describe('the dashboard for daily work, in Chromium', () => {
     expect(await first.locator('td[data-label="Changed"]').textContent()).toMatch(/new/);
     expect(await first.locator('td[data-label="Last fetched"]').textContent()).not.toBe('—');
     // The removed page failed, in words, with Retry.
-    const gone = page.locator(`tr[data-page="${site.origin}/pcre2_code_free.html"]`);
+    const gone = page.locator(`tr[data-page="${site.origin}/pcre2-config.html"]`);
     await gone.waitFor();
     expect(await gone.textContent()).toMatch(/does not exist/);
     // Schedule.
@@ -244,32 +244,32 @@ describe('the dashboard for daily work, in Chromium', () => {
     await page.screenshot({ path: path.join(DOC_IMAGES, 'dashboard-crawl-pages.png'), fullPage: true });
     await checkAccessible('crawl-pages');
     // The page is back; Retry re-crawls and it is read.
-    site.overrides.delete('/pcre2_code_free.html');
+    site.overrides.delete('/pcre2-config.html');
     await gone.getByRole('button', { name: /^Retry / }).click();
     await page.getByText(/Retry: the site is being crawled again/).waitFor();
     await page.waitForFunction(
       (url) => document.querySelector(`tr[data-page="${url}"] .badge.ready`) !== null,
-      `${site.origin}/pcre2_code_free.html`,
+      `${site.origin}/pcre2-config.html`,
       { timeout: 60_000, polling: 500 },
     ).catch(async () => {
       // The view re-reads on document changes; a reload shows the settled state.
       await page.reload();
-      await page.locator(`tr[data-page="${site.origin}/pcre2_code_free.html"] .badge.ready`).waitFor({ timeout: 30_000 });
+      await page.locator(`tr[data-page="${site.origin}/pcre2-config.html"] .badge.ready`).waitFor({ timeout: 30_000 });
     });
   }, 180_000);
 
   it('the Sandbox shows what the answer path decided: the refusal and why, the same scores as citations, a history and top_k compared', async () => {
-    await page.getByRole('link', { name: 'Sandbox' }).click();
+    await page.getByRole('navigation').getByRole('link', { name: 'Sandbox' }).click();
     await page.waitForFunction(() => document.activeElement?.tagName === 'H1' && document.activeElement.textContent === 'Sandbox');
     await page.getByLabel('Knowledge base').selectOption(kbId);
-    await page.getByLabel('Question').fill('What is the capital of France?');
+    await page.getByRole('textbox', { name: 'Question' }).fill('What is the capital of France?');
     await page.getByRole('button', { name: 'Ask' }).click();
     const verdict = page.getByTestId('verdict');
     await verdict.waitFor({ timeout: 30_000 });
     expect(await verdict.textContent()).toMatch(/^Nothing relevant enough/);
     expect(await page.locator('.msg.assistant').last().textContent()).toMatch(/couldn't find|could not find|not find/i);
 
-    await page.getByLabel('Question').fill('How long does charging the Zephyr-9 battery take?');
+    await page.getByRole('textbox', { name: 'Question' }).fill('How long does charging the Zephyr-9 battery take?');
     await page.getByRole('button', { name: 'Ask' }).click();
     await page.locator('.msg.assistant:not([data-streaming])').nth(1).waitFor({ timeout: 30_000 });
     await page.getByTestId('verdict').filter({ hasText: 'Relevant passages found' }).waitFor({ timeout: 30_000 });
@@ -306,14 +306,14 @@ describe('the dashboard for daily work, in Chromium', () => {
   it('the Embed page warns when the KB\'s widget is off; a failed widget switch reverts and says why', async () => {
     const gql = graphqlClient(t.app, apiKey);
     await gql(`mutation($i: UpdateKnowledgeBaseInput!) { updateKnowledgeBase(input: $i) { id } }`, { i: { id: kbId, widgetEnabled: false } });
-    await page.getByRole('link', { name: 'Embed' }).click();
+    await page.getByRole('navigation').getByRole('link', { name: 'Embed' }).click();
     await page.getByLabel('Knowledge base').selectOption(kbId);
     expect(await page.getByTestId('widget-off').textContent()).toMatch(/widget of Drone manuals is switched off/);
     await checkAccessible('embed-widget-off');
 
     // A second KB, deleted through the API while the Settings page shows it: its switch cannot save.
     const doomed = (await restClient(t.app, apiKey).post('/api/kbs', { name: 'Old brochures' })).body.kb.id as string;
-    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('navigation').getByRole('link', { name: 'Settings' }).click();
     const sw = page.getByRole('switch', { name: 'Old brochures' });
     await sw.waitFor();
     expect(await sw.isChecked()).toBe(true);
@@ -326,7 +326,7 @@ describe('the dashboard for daily work, in Chromium', () => {
   it('a failed KB delete keeps the dialog open with the reason; a successful one moves focus to the heading', async () => {
     const rest = restClient(t.app, apiKey);
     const spare = (await rest.post('/api/kbs', { name: 'Spare KB' })).body.kb.id as string;
-    await page.getByRole('link', { name: 'Knowledge Bases' }).click();
+    await page.getByRole('navigation').getByRole('link', { name: 'Knowledge Bases' }).click();
     await page.getByRole('button', { name: 'Delete Spare KB' }).click();
     // Deleted meanwhile through the API: the dashboard's delete fails.
     expect((await rest.delete(`/api/kbs/${spare}`)).status).toBe(200);

@@ -20,7 +20,14 @@ const route = signal(location.hash.slice(1) || '/kbs');
 addEventListener('hashchange', () => {
   route.value = location.hash.slice(1) || '/kbs';
   // A screen reader hears the new page's heading, and Tab continues from there, not from the old link.
-  setTimeout(() => focusHeading(document.querySelector<HTMLElement>('main h1')), 0);
+  // Views that load their data first render the heading a moment later: wait for it (up to 3 s).
+  let tries = 0;
+  const focusWhenShown = () => {
+    const h1 = document.querySelector<HTMLElement>('main h1');
+    if (h1) focusHeading(h1);
+    else if (tries++ < 60) setTimeout(focusWhenShown, 50);
+  };
+  setTimeout(focusWhenShown, 0);
 });
 setOnSignedOut(() => (org.value = null));
 
