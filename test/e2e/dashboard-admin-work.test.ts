@@ -212,7 +212,8 @@ describe('the dashboard for daily work, in Chromium', () => {
     await page.getByLabel("Search this document's chunks").fill('Lisbon');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await page.locator('.chunk', { hasText: 'Lisbon' }).first().waitFor();
-    const warranty = page.locator('.chunk', { hasText: 'Lisbon' }).first();
+    const n = await page.locator('.chunk', { hasText: 'Lisbon' }).first().getAttribute('data-chunk');
+    const warranty = page.locator(`.chunk[data-chunk="${n}"]`);
     await warranty.getByRole('button', { name: /^Edit chunk/ }).click();
     await warranty.getByRole('textbox').fill('Warranty claims for the Zephyr-9 are handled by the Porto office within five days.');
     await warranty.getByRole('button', { name: 'Save and re-embed' }).click();

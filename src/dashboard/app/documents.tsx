@@ -339,11 +339,20 @@ const CHANGE_LABEL = { added: 'new', changed: 'changed', unchanged: 'unchanged' 
 function CrawlSite({ kbId, doc, onChanged }: { kbId: string; doc: ResultOf<typeof DocumentDetail>['document']; onChanged: () => void }) {
   const { data, error, reload } = useLoad(() => gql(CrawlPages, { kbId, id: doc.id }), [kbId, doc.id, doc.updatedAt]);
   const [notice, setNotice] = useState<{ error?: string; ok?: string } | null>(null);
+  const [schedule, setSchedule] = useState<{ recrawl: string; next: string | null } | null>(null);
+  // While a re-crawl runs, the page list is read again every 1.5 s for a minute (the view stays put).
+  const [polling, setPolling] = useState(0);
+  useEffect(() => {
+    if (polling <= 0) return;
+    const last = polling === 1;
+    const timer = setTimeout(() => (void reload(), setPolling((n) => n - 1), last && onChanged()), 1500);
+    return () => clearTimeout(timer);
+  }, [polling]);
   const recrawl = async (what: string) => {
     try {
       await gql(RecrawlDocument, { kbId, id: doc.id });
       setNotice({ ok: `${what}: the site is being crawled again; only changed pages are re-embedded.` });
-      onChanged();
+      setPolling(40);
     } catch (err) {
       setNotice({ error: `${what} failed: ${errorMessage(err)}` });
     }
@@ -356,15 +365,15 @@ function CrawlSite({ kbId, doc, onChanged }: { kbId: string; doc: ResultOf<typeo
       <div class="row">
         <div>
           <label for="recrawl-schedule">Re-crawl</label>
-          <select id="recrawl-schedule" value={doc.recrawl ?? ''} onChange={async (e) => {
+          <select id="recrawl-schedule" value={schedule?.recrawl ?? doc.recrawl ?? ''} onChange={async (e) => {
             const select = e.currentTarget;
             const value = select.value as 'daily' | 'weekly' | '';
             try {
-              await gql(SetRecrawl, { kbId, id: doc.id, recrawl: value || null });
+              const r = (await gql(SetRecrawl, { kbId, id: doc.id, recrawl: value || null })).setDocumentRecrawl;
+              setSchedule({ recrawl: r.recrawl ?? '', next: r.nextCrawlAt ?? null });
               setNotice({ ok: value ? `The site is re-crawled ${value}.` : 'The site is no longer re-crawled on a schedule.' });
-              onChanged();
             } catch (err) {
-              select.value = doc.recrawl ?? '';
+              select.value = schedule?.recrawl ?? doc.recrawl ?? '';
               setNotice({ error: `The schedule was not changed: ${errorMessage(err)}` });
             }
           }}>
@@ -374,7 +383,7 @@ function CrawlSite({ kbId, doc, onChanged }: { kbId: string; doc: ResultOf<typeo
         <button type="button" disabled={doc.status === 'processing'} onClick={() => void recrawl('Re-crawl')}>Re-crawl now</button>
       </div>
       <p class="small muted">
-        Last crawled {formatDate(doc.lastCrawledAt)}{doc.nextCrawlAt ? ` · next ${formatDate(doc.nextCrawlAt)}` : ''}
+        Last crawled {formatDate(doc.lastCrawledAt)}{(schedule ? schedule.next : doc.nextCrawlAt) ? ` · next ${formatDate(schedule ? schedule.next : doc.nextCrawlAt)}` : ''}
         {changes ? ` · last crawl: ${changes.added} new, ${changes.changed} changed, ${changes.unchanged} unchanged, ${changes.removed} removed` : ''}
       </p>
       <Notice error={error ?? notice?.error ?? null} ok={notice?.ok ?? null} />

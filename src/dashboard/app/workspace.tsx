@@ -128,6 +128,8 @@ function WidgetSwitches() {
     <div class="card">
       <h2 style="margin-top:0">Widget per knowledge base</h2>
       <Notice error={error} />
+      {/* A KB deleted meanwhile leaves the list on reload: its failure is still said here. */}
+      {failed && data && !data.knowledgeBases.some((k) => k.id === failed.id) && <Notice error={failed.message} />}
       {data?.knowledgeBases.map((kb) => (
         <div class="switch-row">
           <p class="switch">
