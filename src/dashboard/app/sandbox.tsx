@@ -271,7 +271,7 @@ export function SandboxView({ kbId: routeKb }: { kbId?: string | undefined }) {
           {history.length > 0 && (
             <div class="card">
               <h2 style="margin-top:0">Questions this visit</h2>
-              <ol class="history" aria-label="Questions this visit" style="padding-left:20px">
+              <ol class="history" aria-label="History of this visit" style="padding-left:20px">
                 {history.map((h) => (
                   <li>
                     <button type="button" class="link" aria-current={h.id === shown ? 'true' : undefined} onClick={() => setShown(h.id)}>{h.question}</button>{' '}
