@@ -69,7 +69,15 @@ export interface CrawlPagesTable {
   last_modified: string | null;
   content_hash: string;
   links: Json<string[]>;
+  /** Migration 0920: the page's title, when it was last fetched and last changed, and how the last crawl found it. */
+  title: string | null;
+  fetched_at: Timestamp | null;
+  changed_at: Timestamp | null;
+  last_change: 'added' | 'changed' | 'unchanged' | null;
 }
+
+/** A page the last crawl could not read (documents.crawl_failures). */
+export type CrawlFailure = { url: string; reason: string; message?: string; status?: number | null };
 
 export interface DocumentsTable {
   id: DocumentId;
@@ -97,6 +105,7 @@ export interface DocumentsTable {
   last_crawled_at: Timestamp | null;
   next_crawl_at: Timestamp | null;
   last_crawl_changes: Json<CrawlChanges> | null;
+  crawl_failures: ColumnType<CrawlFailure[] | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -123,6 +132,10 @@ export interface ChunksTable {
   embedding_dimensions: number | null;
   /** Model that made `embedding`; vector search only compares vectors of the KB's current model. */
   embedding_model: string | null;
+  /** Migration 0920: kept but out of retrieval; rewritten by an administrator; md5 of the text ingestion produced. */
+  disabled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  edited_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  source_hash: string | null;
   created_at: Timestamp;
 }
 

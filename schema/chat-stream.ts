@@ -5,12 +5,45 @@
 import { startChat, type ChatEvent } from '../src/services/chat/send-chat-message';
 import { responseCitations } from '../src/services/rag/answer-stream';
 import type { Citation } from '../src/services/rag/citations';
+import type { AnswerDecision } from '../src/services/rag/answer-stream';
 import { builder } from './builder';
 import { CitationRef } from './answers';
 
 const ChatStreamEventType = builder.enumType('ChatStreamEventType', {
   description: 'session first, then citations (the retrieved sources), delta (repeated), and done',
   values: ['session', 'citations', 'delta', 'done'] as const,
+});
+
+export const DecisionReasonEnum = builder.enumType('AnswerDecisionReason', {
+  description: 'relevant: answered; no_passages: the KB has nothing to search; nothing_relevant: nothing retrieved is about the question; not_covered: no passage holds what the question asks (offline answerer)',
+  values: ['relevant', 'no_passages', 'nothing_relevant', 'not_covered'] as const,
+});
+
+type DecisionPassage = AnswerDecision['passages'][number];
+const DecisionPassageRef = builder.objectRef<DecisionPassage>('AnswerDecisionPassage').implement({
+  description: 'A retrieved passage as the answer path saw it: the score is the citation score',
+  fields: (t) => ({
+    marker: t.exposeInt('marker'),
+    chunkId: t.exposeID('chunk_id'),
+    docId: t.exposeID('doc_id'),
+    filename: t.exposeString('filename'),
+    url: t.exposeString('url', { nullable: true }),
+    page: t.exposeInt('page', { nullable: true }),
+    heading: t.exposeString('heading', { nullable: true }),
+    text: t.exposeString('text'),
+    score: t.exposeFloat('score'),
+    lexicalScore: t.exposeFloat('lexical'),
+    vectorScore: t.exposeFloat('dense'),
+  }),
+});
+
+const AnswerDecisionRef = builder.objectRef<AnswerDecision>('AnswerDecision').implement({
+  description: "What the answer path decided before generating: the refusal gate's verdict and the passages it judged",
+  fields: (t) => ({
+    answered: t.exposeBoolean('answered', { description: 'False: the answer is the refusal, and the model was not asked' }),
+    reason: t.field({ type: DecisionReasonEnum, resolve: (d) => d.reason }),
+    passages: t.field({ type: [DecisionPassageRef], resolve: (d) => d.passages }),
+  }),
 });
 
 type StreamItem = { event: ChatEvent; sessionId: string } | { failure: unknown };
@@ -23,6 +56,12 @@ const ChatStreamEvent = builder.objectRef<{ event: ChatEvent; sessionId: string 
     query: t.string({ nullable: true, description: 'session: the question as retrieval read it (condensed with the history)', resolve: ({ event }) => (event.type === 'session' ? event.query : null) }),
     text: t.string({ nullable: true, description: 'delta: the next piece of the answer', resolve: ({ event }) => (event.type === 'delta' ? event.text : null) }),
     answer: t.string({ nullable: true, description: 'done: the full answer', resolve: ({ event }) => (event.type === 'done' ? event.answer : null) }),
+    decision: t.field({
+      type: AnswerDecisionRef,
+      nullable: true,
+      description: "citations: the answer path's decision (refusal gate and the passages it judged)",
+      resolve: ({ event }) => (event.type === 'sources' ? (event.decision ?? null) : null),
+    }),
     citations: t.field({
       type: [CitationRef],
       nullable: true,

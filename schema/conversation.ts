@@ -2,6 +2,7 @@
 import { listConversations } from '../src/services/chat/list-conversations';
 import { retrieveDebug } from '../src/services/rag/retrieve-debug';
 import { builder } from './builder';
+import { DecisionReasonEnum } from './chat-stream';
 
 type Passage = Awaited<ReturnType<typeof retrieveDebug>>['passages'][number];
 const PassageRef = builder.objectRef<Passage>('RetrievedPassage').implement({
@@ -22,7 +23,8 @@ const PassageRef = builder.objectRef<Passage>('RetrievedPassage').implement({
 
 const RetrievalRef = builder.objectRef<Awaited<ReturnType<typeof retrieveDebug>>>('Retrieval').implement({
   fields: (t) => ({
-    confident: t.exposeBoolean('confident', { description: 'False when nothing in the KB is about the question (the answer refuses)' }),
+    confident: t.exposeBoolean('confident', { description: "The answer path's own refusal gate: false when chat would answer that nothing relevant enough was found" }),
+    reason: t.field({ type: DecisionReasonEnum, description: 'Which check of the refusal gate decided', resolve: (r) => r.reason }),
     passages: t.field({ type: [PassageRef], resolve: (r) => r.passages }),
   }),
 });

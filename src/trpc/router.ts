@@ -7,6 +7,9 @@ import { ingestUpload } from '../services/documents/ingest-upload';
 import { ingestUploads } from '../services/documents/ingest-uploads';
 import { ingestUrl, ZIngestUrlInput } from '../services/documents/ingest-url';
 import { listDocuments, ZListDocumentsInput } from '../services/documents/list-documents';
+import { listChunks, ZListChunksInput } from '../services/documents/list-chunks';
+import { listCrawlPages } from '../services/documents/list-crawl-pages';
+import { updateChunk, ZUpdateChunkInput } from '../services/documents/curate-chunk';
 import { reingestDocument } from '../services/documents/reingest-document';
 import { recrawlNow, setRecrawl, ZSetRecrawlInput } from '../services/documents/recrawl-document';
 import { createKb, ZCreateKbInput } from '../services/kbs/create-kb';
@@ -55,6 +58,9 @@ export const appRouter = router({
     recrawl: authedProcedure.input(ZDocumentRef).mutation(({ ctx, input }) => recrawlNow(ctx.svc, input)),
     setRecrawl: authedProcedure.input(ZSetRecrawlInput).mutation(({ ctx, input }) => setRecrawl(ctx.svc, input)),
     ingestUrl: authedProcedure.input(ZIngestUrlInput).mutation(({ ctx, input }) => ingestUrl(ctx.svc, input)),
+    chunks: authedProcedure.input(ZListChunksInput).query(({ ctx, input }) => listChunks(ctx.svc, input)),
+    updateChunk: authedProcedure.input(ZUpdateChunkInput).mutation(({ ctx, input }) => updateChunk(ctx.svc, input)),
+    pages: authedProcedure.input(ZDocumentRef).query(({ ctx, input }) => listCrawlPages(ctx.svc, input)),
     /** FormData with `file` and `kb_id`, like REST's multipart upload. */
     upload: authedProcedure.input(z.instanceof(FormData)).mutation(async ({ ctx, input }) => {
       const file = input.get('file');

@@ -6,8 +6,8 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql, gqlStream, gqlUpload, type ResultOf } from './gql';
-import { DeleteDocument, DocumentDetail, DocumentUpdates, IngestUrl, KbDocuments, ReingestDocument, UploadDocument } from './queries';
-import { Confirm, errorMessage, formatDate, Notice, StatusBadge, useLoad } from './ui';
+import { CrawlPages, DeleteDocument, DocumentDetail, DocumentUpdates, IngestUrl, KbDocuments, RecrawlDocument, ReingestDocument, SetRecrawl, UpdateChunk, UploadDocument } from './queries';
+import { Confirm, errorMessage, Failure, formatDate, Notice, StatusBadge, useLoad } from './ui';
 
 type Kb = ResultOf<typeof KbDocuments>['knowledgeBase'];
 type Doc = Kb['documentPage']['nodes'][number];
@@ -175,14 +175,26 @@ export function KbView({ kbId }: { kbId: string }) {
     return () => abort.abort();
   }, [processing, docs.length, status]);
 
-  const act = async (list: Doc[], action: 'reingest' | 'delete') => {
-    try {
-      for (const d of list) await (action === 'delete' ? gql(DeleteDocument, { kbId, id: d.id }) : gql(ReingestDocument, { kbId, id: d.id }));
-      setSelected(new Set());
-      await refresh();
-    } catch (err) {
-      setError(errorMessage(err));
+  const [rowError, setRowError] = useState<{ id: string; message: string } | null>(null);
+  /** Deletes throw to their dialog (it stays open and says why); a failed re-ingest is shown on its row. */
+  const remove = async (list: Doc[]) => {
+    for (const d of list) await gql(DeleteDocument, { kbId, id: d.id });
+    setSelected(new Set());
+    await refresh();
+  };
+  const reingest = async (list: Doc[]) => {
+    for (const d of list) {
+      try {
+        await gql(ReingestDocument, { kbId, id: d.id });
+        setRowError(null);
+      } catch (err) {
+        setRowError({ id: d.id, message: `${d.status === 'failed' ? 'Retry' : 'Re-ingest'} failed: ${errorMessage(err)}` });
+        if (list.length > 1) setError(`Re-ingest of ${d.filename} failed: ${errorMessage(err)}`);
+        return;
+      }
     }
+    setSelected(new Set());
+    await refresh();
   };
   const counts = kb?.documentCounts;
   const total = counts ? counts.processing + counts.ready + counts.failed : 0;
@@ -211,13 +223,13 @@ export function KbView({ kbId }: { kbId: string }) {
       </div>
       <div class="card">
         <div class="row" style="justify-content:space-between">
-          <h2 style="margin:0">Documents</h2>
+          <h2 style="margin:0" id="documents-heading" tabIndex={-1}>Documents</h2>
           <div class="row">
             <label class="inline" for="status-filter">Status</label>
             <select id="status-filter" value={status} onChange={(e) => setStatus(e.currentTarget.value as Status)}>
               <option value="">All</option><option value="ready">Ready</option><option value="processing">Processing</option><option value="failed">Failed</option>
             </select>
-            <button type="button" disabled={chosen.length === 0} onClick={() => void act(chosen, 'reingest')}>Re-ingest selected ({chosen.length})</button>
+            <button type="button" disabled={chosen.length === 0} onClick={() => void reingest(chosen)}>Re-ingest selected ({chosen.length})</button>
             <button type="button" class="danger" disabled={chosen.length === 0} onClick={() => setConfirm(chosen)}>Delete selected</button>
           </div>
         </div>
@@ -233,16 +245,16 @@ export function KbView({ kbId }: { kbId: string }) {
               {docs.map((d) => (
                 <tr data-doc={d.filename}>
                   <td><input type="checkbox" aria-label={`Select ${d.filename}`} checked={selected.has(d.id)} onChange={(e) => { const s = new Set(selected); e.currentTarget.checked ? s.add(d.id) : s.delete(d.id); setSelected(s); }} /></td>
-                  <td style="word-break:break-all"><a href={`#/kbs/${kbId}/doc/${d.id}`}>{d.filename}</a><div class="small muted">{d.source === 'url' ? 'website' : d.pages ? `${d.pages} pages` : ''}</div>{d.identity ? <div class="small" title={`What this document is about, read from ${d.identity.source ?? 'the document'}`}>{[d.identity.subject, d.identity.kind, d.identity.period].filter(Boolean).join(' · ')}</div> : null}</td>
-                  <td>
+                  <td class="name" data-label="Document"><a href={`#/kbs/${kbId}/doc/${d.id}`}>{d.filename}</a><div class="small muted">{d.source === 'url' ? `website${d.pages ? ` · ${d.pages} pages` : ''}` : d.pages ? `${d.pages} pages` : ''}</div>{d.identity ? <div class="small" title={`What this document is about, read from ${d.identity.source ?? 'the document'}`}>{[d.identity.subject, d.identity.kind, d.identity.period].filter(Boolean).join(' · ')}</div> : null}</td>
+                  <td data-label="Status">
                     <StatusBadge doc={d} />
-                    {d.status === 'failed' && <div class="small error-text">{d.error}</div>}
+                    {d.status === 'failed' && <Failure summary={d.errorSummary} detail={d.error} />}
                   </td>
-                  <td class="small">{formatDate(d.createdAt)}</td>
-                  <td><div class="row">
-                    <button type="button" onClick={() => void act([d], 'reingest')} aria-label={`${d.status === 'failed' ? 'Retry' : 'Re-ingest'} ${d.filename}`}>{d.status === 'failed' ? 'Retry' : 'Re-ingest'}</button>
+                  <td class="small" data-label="Added">{formatDate(d.createdAt)}</td>
+                  <td data-label="Actions"><div class="row">
+                    <button type="button" onClick={() => void reingest([d])} aria-label={`${d.status === 'failed' ? 'Retry' : 'Re-ingest'} ${d.filename}`}>{d.status === 'failed' ? 'Retry' : 'Re-ingest'}</button>
                     <button type="button" class="danger" onClick={() => setConfirm([d])} aria-label={`Delete ${d.filename}`}>Delete</button>
-                  </div></td>
+                  </div>{rowError?.id === d.id && <Notice error={rowError.message} />}</td>
                 </tr>
               ))}
             </tbody>
@@ -260,7 +272,8 @@ export function KbView({ kbId }: { kbId: string }) {
         )}
       </div>
       {confirm && (
-        <Confirm title={`Delete ${confirm.length === 1 ? `“${confirm[0]!.filename}”` : `${confirm.length} documents`}?`} confirmLabel="Delete" onClose={() => setConfirm(null)} onConfirm={() => void act(confirm, 'delete')}>
+        <Confirm title={`Delete ${confirm.length === 1 ? `“${confirm[0]!.filename}”` : `${confirm.length} documents`}?`} confirmLabel="Delete" onClose={() => setConfirm(null)} onConfirm={() => remove(confirm)}
+          focusAfter={() => document.getElementById('documents-heading')}>
           <p>Their text and chunks leave the knowledge base: the assistant stops citing them. This cannot be undone.</p>
         </Confirm>
       )}
@@ -268,12 +281,149 @@ export function KbView({ kbId }: { kbId: string }) {
   );
 }
 
+type Chunk = ResultOf<typeof DocumentDetail>['document']['chunks']['nodes'][number];
+
+function ChunkItem({ kbId, docId, chunk, onChange }: { kbId: string; docId: string; chunk: Chunk; onChange: (c: Chunk) => void }) {
+  const [editing, setEditing] = useState(false);
+  const [text, setText] = useState(chunk.text);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const label = `chunk ${chunk.position + 1}`;
+  const save = async (vars: { enabled?: boolean; text?: string }) => {
+    setBusy(true);
+    try {
+      onChange((await gql(UpdateChunk, { kbId, documentId: docId, chunkId: chunk.id, ...vars })).updateChunk);
+      setError(null);
+      setEditing(false);
+    } catch (err) {
+      setError(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div class={`chunk${chunk.enabled ? '' : ' off'}`} data-chunk={chunk.position + 1}>
+      <div class="small muted">
+        #{chunk.position + 1}{chunk.headingPath.length ? ` · ${chunk.headingPath.join(' › ')}` : ''}{chunk.page ? ` · page ${chunk.page}` : ''}{chunk.url ? ` · ${chunk.url}` : ''} · {chunk.tokenCount} tokens
+        {!chunk.enabled && <span class="badge failed">switched off</span>}
+        {chunk.editedAt && <span class="badge processing" title={formatDate(chunk.editedAt)}>edited</span>}
+        {chunk.duplicates > 0 && <span class="badge processing">{chunk.duplicates === 1 ? 'duplicate: 1 other chunk' : `duplicate: ${chunk.duplicates} other chunks`}</span>}
+      </div>
+      {editing ? (
+        <form onSubmit={(e) => (e.preventDefault(), void save({ text }))}>
+          <label for={`edit-${chunk.id}`}>Text of {label}</label>
+          <textarea id={`edit-${chunk.id}`} rows={6} style="width:100%" value={text} onInput={(e) => setText(e.currentTarget.value)} />
+          <div class="row">
+            <button class="primary" type="submit" disabled={busy}>Save and re-embed</button>
+            <button type="button" onClick={() => (setEditing(false), setText(chunk.text), setError(null))}>Cancel</button>
+          </div>
+        </form>
+      ) : (
+        <p>{chunk.text}</p>
+      )}
+      {!editing && (
+        <div class="row">
+          <button type="button" disabled={busy} aria-label={`${chunk.enabled ? 'Switch off' : 'Switch on'} ${label}`} onClick={() => void save({ enabled: !chunk.enabled })}>
+            {chunk.enabled ? 'Switch off' : 'Switch on'}
+          </button>
+          <button type="button" aria-label={`Edit ${label}`} onClick={() => setEditing(true)}>Edit</button>
+        </div>
+      )}
+      <Notice error={error} />
+    </div>
+  );
+}
+
+const CHANGE_LABEL = { added: 'new', changed: 'changed', unchanged: 'unchanged' } as const;
+
+function CrawlSite({ kbId, doc, onChanged }: { kbId: string; doc: ResultOf<typeof DocumentDetail>['document']; onChanged: () => void }) {
+  const { data, error, reload } = useLoad(() => gql(CrawlPages, { kbId, id: doc.id }), [kbId, doc.id, doc.updatedAt]);
+  const [notice, setNotice] = useState<{ error?: string; ok?: string } | null>(null);
+  const [schedule, setSchedule] = useState<{ recrawl: string; next: string | null } | null>(null);
+  // While a re-crawl runs, the page list is read again every 1.5 s for a minute (the view stays put).
+  const [polling, setPolling] = useState(0);
+  useEffect(() => {
+    if (polling <= 0) return;
+    const last = polling === 1;
+    const timer = setTimeout(() => (void reload(), setPolling((n) => n - 1), last && onChanged()), 1500);
+    return () => clearTimeout(timer);
+  }, [polling]);
+  const recrawl = async (what: string) => {
+    try {
+      await gql(RecrawlDocument, { kbId, id: doc.id });
+      setNotice({ ok: `${what}: the site is being crawled again; only changed pages are re-embedded.` });
+      setPolling(40);
+    } catch (err) {
+      setNotice({ error: `${what} failed: ${errorMessage(err)}` });
+    }
+  };
+  const pages = data?.document.crawlPages ?? [];
+  const changes = doc.lastCrawlChanges;
+  return (
+    <div class="card" aria-labelledby="pages-heading">
+      <h2 style="margin-top:0" id="pages-heading">Pages ({pages.filter((p) => p.state === 'ready').length} read{pages.some((p) => p.state !== 'ready') ? `, ${pages.filter((p) => p.state !== 'ready').length} not` : ''})</h2>
+      <div class="row">
+        <div>
+          <label for="recrawl-schedule">Re-crawl</label>
+          <select id="recrawl-schedule" value={schedule?.recrawl ?? doc.recrawl ?? ''} onChange={async (e) => {
+            const select = e.currentTarget;
+            const value = select.value as 'daily' | 'weekly' | '';
+            try {
+              const r = (await gql(SetRecrawl, { kbId, id: doc.id, recrawl: value || null })).setDocumentRecrawl;
+              setSchedule({ recrawl: r.recrawl ?? '', next: r.nextCrawlAt ?? null });
+              setNotice({ ok: value ? `The site is re-crawled ${value}.` : 'The site is no longer re-crawled on a schedule.' });
+            } catch (err) {
+              select.value = schedule?.recrawl ?? doc.recrawl ?? '';
+              setNotice({ error: `The schedule was not changed: ${errorMessage(err)}` });
+            }
+          }}>
+            <option value="">never (only when asked)</option><option value="daily">daily</option><option value="weekly">weekly</option>
+          </select>
+        </div>
+        <button type="button" disabled={doc.status === 'processing'} onClick={() => void recrawl('Re-crawl')}>Re-crawl now</button>
+      </div>
+      <p class="small muted">
+        Last crawled {formatDate(doc.lastCrawledAt)}{(schedule ? schedule.next : doc.nextCrawlAt) ? ` · next ${formatDate(schedule ? schedule.next : doc.nextCrawlAt)}` : ''}
+        {changes ? ` · last crawl: ${changes.added} new, ${changes.changed} changed, ${changes.unchanged} unchanged, ${changes.removed} removed` : ''}
+      </p>
+      <Notice error={error ?? notice?.error ?? null} ok={notice?.ok ?? null} />
+      <div class="table-wrap">
+        <table class="stack">
+          <thead><tr><th>Page</th><th>Status</th><th>Chunks</th><th>Last fetched</th><th>Changed</th></tr></thead>
+          <tbody>
+            {pages.map((p) => (
+              <tr data-page={p.url}>
+                <td class="name" data-label="Page">{p.title ? <strong>{p.title}</strong> : null}<div><a href={p.url} target="_blank" rel="noopener noreferrer">{p.url}</a></div></td>
+                <td data-label="Status">
+                  <span class={`badge ${p.state === 'ready' ? 'ready' : p.state === 'failed' ? 'failed' : 'processing'}`}>{p.state === 'ready' ? 'Read' : p.state === 'failed' ? 'Failed' : 'Skipped'}</span>
+                  <Failure summary={p.reason} detail={p.detail} />
+                  {p.state === 'failed' && <button type="button" aria-label={`Retry ${p.url}`} disabled={doc.status === 'processing'} onClick={() => void recrawl('Retry')}>Retry</button>}
+                </td>
+                <td data-label="Chunks">{p.chunks}</td>
+                <td class="small" data-label="Last fetched">{formatDate(p.fetchedAt)}</td>
+                <td class="small" data-label="Changed">{p.lastChange ? CHANGE_LABEL[p.lastChange] : '—'}{p.changedAt ? ` · ${formatDate(p.changedAt)}` : ''}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {data && pages.length === 0 && <p class="muted">No pages yet.</p>}
+    </div>
+  );
+}
+
 export function DocumentView({ kbId, docId }: { kbId: string; docId: string }) {
-  const { data, error } = useLoad(() => gql(DocumentDetail, { kbId, id: docId }), [kbId, docId]);
-  const [more, setMore] = useState<NonNullable<typeof data>['document']['chunks']['nodes']>([]);
+  const [query, setQuery] = useState('');
+  const [applied, setApplied] = useState('');
+  const [reloadKey, setReloadKey] = useState(0);
+  const { data, error } = useLoad(() => gql(DocumentDetail, { kbId, id: docId, ...(applied ? { query: applied } : {}) }), [kbId, docId, applied, reloadKey]);
+  const [more, setMore] = useState<Chunk[]>([]);
   const [next, setNext] = useState<number | null | undefined>(undefined);
+  const [patched, setPatched] = useState<Record<string, Chunk>>({});
+  const [retryError, setRetryError] = useState<string | null>(null);
+  useEffect(() => (setMore([]), setNext(undefined), setPatched({})), [data]);
   const d = data?.document;
-  const chunks = d ? [...d.chunks.nodes, ...more] : [];
+  const chunks = d ? [...d.chunks.nodes, ...more].map((c) => patched[c.id] ?? c) : [];
   const nextAfter = next === undefined ? d?.chunks.nextAfter : next;
   return (
     <>
@@ -281,23 +431,45 @@ export function DocumentView({ kbId, docId }: { kbId: string; docId: string }) {
       <Notice error={error} />
       {d && (
         <>
-          <h1 style="word-break:break-all">{d.filename}</h1>
-          <p><StatusBadge doc={d} /> {d.error && <span class="error-text">{d.error}</span>}</p>
+          <h1 class="name">{d.filename}</h1>
+          <p><StatusBadge doc={d} /></p>
+          {d.status === 'failed' && (
+            <div class="card">
+              <Failure summary={d.errorSummary} detail={d.error} />
+              <button type="button" onClick={async () => {
+                try {
+                  await gql(ReingestDocument, { kbId, id: d.id });
+                  setRetryError(null);
+                  setReloadKey((k) => k + 1);
+                } catch (err) {
+                  setRetryError(`Retry failed: ${errorMessage(err)}`);
+                }
+              }}>Retry</button>
+              <Notice error={retryError} />
+            </div>
+          )}
           <p class="muted small">
-            {d.source === 'url' ? 'Crawled page' : `Uploaded file${d.sizeBytes ? `, ${Math.round(d.sizeBytes / 1024)} KB` : ''}${d.pages ? `, ${d.pages} pages` : ''}`} · added {formatDate(d.createdAt)} · last change {formatDate(d.updatedAt)}
+            {d.source === 'url' ? `Crawled site${d.pages ? `, ${d.pages} pages` : ''}` : `Uploaded file${d.sizeBytes ? `, ${Math.round(d.sizeBytes / 1024)} KB` : ''}${d.pages ? `, ${d.pages} pages` : ''}`} · added {formatDate(d.createdAt)} · last change {formatDate(d.updatedAt)}
           </p>
+          {d.source === 'url' && <CrawlSite kbId={kbId} doc={d} onChanged={() => setReloadKey((k) => k + 1)} />}
           <div class="card">
             <h2 style="margin-top:0">Chunks ({d.chunkCount})</h2>
-            <p class="small muted">What the assistant reads: each chunk is retrieved and cited on its own.</p>
-            {chunks.map((c) => (
-              <div class="chunk">
-                <div class="small muted">#{c.position + 1}{c.headingPath.length ? ` · ${c.headingPath.join(' › ')}` : ''}{c.page ? ` · page ${c.page}` : ''}{c.url ? ` · ${c.url}` : ''} · {c.tokenCount} tokens</div>
-                <p>{c.text}</p>
+            <p class="small muted">What the assistant reads: each chunk is retrieved and cited on its own. A switched-off chunk is kept but never retrieved; an edited one is re-embedded, and keeps its edit when the document is re-ingested as long as the source still produces the same chunk.</p>
+            <form class="row" role="search" onSubmit={(e) => (e.preventDefault(), setApplied(query.trim()))}>
+              <div class="grow">
+                <label for="chunk-search">Search this document's chunks</label>
+                <input id="chunk-search" type="search" value={query} onInput={(e) => setQuery(e.currentTarget.value)} style="width:100%" />
               </div>
+              <button type="submit">Search</button>
+              {applied && <button type="button" onClick={() => (setQuery(''), setApplied(''))}>Show all</button>}
+            </form>
+            {applied && <p class="small" role="status">{chunks.length}{nextAfter != null ? '+' : ''} {chunks.length === 1 ? 'chunk contains' : 'chunks contain'} “{applied}”.</p>}
+            {chunks.map((c) => (
+              <ChunkItem key={c.id} kbId={kbId} docId={docId} chunk={c} onChange={(n) => setPatched((p) => ({ ...p, [n.id]: n }))} />
             ))}
             {nextAfter != null && (
               <button type="button" onClick={async () => {
-                const r = await gql(DocumentDetail, { kbId, id: docId, after: nextAfter });
+                const r = await gql(DocumentDetail, { kbId, id: docId, after: nextAfter, ...(applied ? { query: applied } : {}) });
                 setMore([...more, ...r.document.chunks.nodes]);
                 setNext(r.document.chunks.nextAfter ?? null);
               }}>Load more chunks</button>

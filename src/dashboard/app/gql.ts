@@ -28,9 +28,18 @@ export const setOnSignedOut = (fn: () => void) => void (onSignedOut = fn);
 
 const HEADERS = { 'content-type': 'application/json', 'x-groundwork-csrf': '1' };
 
-type Body = { data?: unknown; errors?: { message: string; extensions?: { app_code?: string } }[] };
+type Body = {
+  data?: unknown;
+  errors?: { message: string; extensions?: { app_code?: string } }[];
+  /** A response from outside GraphQL's execution (the body-size limit, a proxy): REST's error shape. */
+  error?: { code?: string; message?: string } | string;
+};
 
-function unwrap<R>(body: Body): R {
+function unwrap<R>(body: Body, status = 200): R {
+  if (body.error !== undefined || (status >= 400 && !body.errors)) {
+    const e = typeof body.error === 'string' ? { message: body.error } : (body.error ?? {});
+    throw new GqlError(e.message ?? `The server answered HTTP ${status}`, e.code ?? 'internal_error');
+  }
   const err = body.errors?.[0];
   if (err) {
     const code = err.extensions?.app_code ?? 'internal_error';
@@ -48,7 +57,7 @@ export async function gql<R, V>(doc: TadaDocumentNode<R, V>, variables?: V): Pro
     throw new GqlError('The server cannot be reached', 'network');
   }
   const body = (await res.json().catch(() => ({ errors: [{ message: `HTTP ${res.status}` }] }))) as Body;
-  return unwrap<R>(body);
+  return unwrap<R>(body, res.status);
 }
 
 /**
@@ -99,7 +108,8 @@ export function gqlUpload<R, V extends Record<string, unknown>>(
     xhr.onerror = () => reject(new GqlError('The upload was interrupted', 'network'));
     xhr.onload = () => {
       try {
-        resolve(unwrap<R>(JSON.parse(xhr.responseText) as Body));
+        // The 413 for a file over the limit is answered before GraphQL runs, in REST's shape.
+        resolve(unwrap<R>(JSON.parse(xhr.responseText) as Body, xhr.status));
       } catch (err) {
         reject(err instanceof GqlError ? err : new GqlError(`Upload failed (HTTP ${xhr.status})`, 'internal_error'));
       }

@@ -93,13 +93,13 @@ export function KbListView() {
                   <tr><td colSpan={4}><KbEditor kb={kb} onDone={() => (setEditing(null), void reload())} /></td></tr>
                 ) : (
                   <tr>
-                    <td>
+                    <td class="name" data-label="Name">
                       <a href={`#/kbs/${kb.id}`}>{kb.name}</a>
                       {kb.description && <div class="small muted">{kb.description}</div>}
                     </td>
-                    <td>{kb.docCount}</td>
-                    <td>{kb.widgetEnabled ? 'on' : 'off'}</td>
-                    <td><div class="row">
+                    <td data-label="Documents">{kb.docCount}</td>
+                    <td data-label="Widget">{kb.widgetEnabled ? 'on' : 'off'}</td>
+                    <td data-label="Actions"><div class="row">
                       <button type="button" onClick={() => setEditing(kb.id)} aria-label={`Rename or describe ${kb.name}`}>Edit</button>
                       <button type="button" class="danger" onClick={() => setDeleting(kb)} aria-label={`Delete ${kb.name}`}>Delete</button>
                     </div></td>
@@ -116,9 +116,11 @@ export function KbListView() {
           confirmLabel="Delete knowledge base"
           onClose={() => setDeleting(null)}
           onConfirm={async () => {
-            await gql(DeleteKb, { id: deleting.id }).catch(() => {});
-            void reload();
+            // A failure is thrown to the dialog, which stays open and says why.
+            await gql(DeleteKb, { id: deleting.id });
+            await reload();
           }}
+          focusAfter={() => document.querySelector<HTMLElement>('main h1')}
         >
           <p>
             This deletes the knowledge base <strong>{deleting.name}</strong>, its {deleting.docCount} document{deleting.docCount === 1 ? '' : 's'}, their

@@ -11,13 +11,24 @@ import { DocumentView, KbView } from './documents';
 import { KbListView } from './kbs';
 import { SandboxView } from './sandbox';
 import { EmbedView, SettingsView, UsageView } from './workspace';
-import { errorMessage, Notice } from './ui';
+import { errorMessage, focusHeading, Notice } from './ui';
 
 export type Org = ResultOf<typeof Me>['organization'];
 
 export const org = signal<Org | null | undefined>(undefined);
 const route = signal(location.hash.slice(1) || '/kbs');
-addEventListener('hashchange', () => (route.value = location.hash.slice(1) || '/kbs'));
+addEventListener('hashchange', () => {
+  route.value = location.hash.slice(1) || '/kbs';
+  // A screen reader hears the new page's heading, and Tab continues from there, not from the old link.
+  // Views that load their data first render the heading a moment later: wait for it (up to 3 s).
+  let tries = 0;
+  const focusWhenShown = () => {
+    const h1 = document.querySelector<HTMLElement>('main h1');
+    if (h1) focusHeading(h1);
+    else if (tries++ < 60) setTimeout(focusWhenShown, 50);
+  };
+  setTimeout(focusWhenShown, 0);
+});
 setOnSignedOut(() => (org.value = null));
 
 export const refreshOrg = async () => {

@@ -3,7 +3,7 @@ import { graphql } from './gql';
 
 export const DocumentFields = graphql(`
   fragment DocumentFields on Document {
-    id kbId filename source status chunkCount error sizeBytes pages createdAt updatedAt
+    id kbId filename source status chunkCount error errorSummary sizeBytes pages createdAt updatedAt
     identity { subject kind period source }
     stage progress { done total unit }
   }
@@ -61,16 +61,41 @@ export const ReingestDocument = graphql(
   [DocumentFields],
 );
 
+export const ChunkFields = graphql(`
+  fragment ChunkFields on Chunk { id position text headingPath page url tokenCount enabled editedAt duplicates }
+`);
+
 export const DocumentDetail = graphql(
   `
-  query DocumentDetail($kbId: ID!, $id: ID!, $after: Int) {
+  query DocumentDetail($kbId: ID!, $id: ID!, $after: Int, $query: String) {
     document(kbId: $kbId, id: $id) {
       ...DocumentFields
-      chunks(first: 50, after: $after) { nodes { id position text headingPath page url tokenCount } nextAfter }
+      recrawl lastCrawledAt nextCrawlAt lastCrawlChanges { added changed removed unchanged }
+      chunks(first: 50, after: $after, query: $query) { nodes { ...ChunkFields } nextAfter }
     }
   }
 `,
+  [DocumentFields, ChunkFields],
+);
+
+export const CrawlPages = graphql(`
+  query CrawlPages($kbId: ID!, $id: ID!) {
+    document(kbId: $kbId, id: $id) { id crawlPages { url title state chunks fetchedAt changedAt lastChange reason detail } }
+  }
+`);
+
+export const UpdateChunk = graphql(
+  `mutation UpdateChunk($kbId: ID!, $documentId: ID!, $chunkId: ID!, $enabled: Boolean, $text: String) {
+    updateChunk(kbId: $kbId, documentId: $documentId, chunkId: $chunkId, enabled: $enabled, text: $text) { ...ChunkFields }
+  }`,
+  [ChunkFields],
+);
+export const RecrawlDocument = graphql(
+  `mutation RecrawlDocument($kbId: ID!, $id: ID!) { recrawlDocument(kbId: $kbId, id: $id) { ...DocumentFields } }`,
   [DocumentFields],
+);
+export const SetRecrawl = graphql(
+  `mutation SetRecrawl($kbId: ID!, $id: ID!, $recrawl: RecrawlSchedule) { setDocumentRecrawl(kbId: $kbId, id: $id, recrawl: $recrawl) { id recrawl nextCrawlAt } }`,
 );
 
 export const CitationFields = graphql(`
@@ -80,7 +105,10 @@ export const CitationFields = graphql(`
 export const ChatStream = graphql(
   `
   subscription ChatStream($kbId: ID!, $message: String!, $sessionId: ID) {
-    chatStream(kbId: $kbId, message: $message, sessionId: $sessionId) { type sessionId text answer citations { ...CitationFields } }
+    chatStream(kbId: $kbId, message: $message, sessionId: $sessionId) {
+      type sessionId query text answer citations { ...CitationFields }
+      decision { answered reason passages { marker chunkId filename url page heading text score lexicalScore vectorScore } }
+    }
   }
 `,
   [CitationFields],
@@ -89,7 +117,7 @@ export const ChatStream = graphql(
 export const Retrieve = graphql(`
   query Retrieve($kbId: ID!, $query: String!, $topK: Int) {
     retrieve(kbId: $kbId, query: $query, topK: $topK) {
-      confident
+      confident reason
       passages { rank chunkId filename text headingPath page url score lexicalScore vectorScore }
     }
   }

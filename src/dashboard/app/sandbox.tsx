@@ -1,6 +1,8 @@
 /**
  * Sandbox: ask a KB a question as a chat (session memory), see the numbered citations, open one, and
- * beside the answer the retrieved passages in rank order with their lexical and vector scores.
+ * beside the answer what the answer path itself decided: its refusal gate's verdict and why, and the
+ * passages it judged, with the very scores their citations carry (the chatStream `decision`, not a
+ * second retrieval). Questions of this visit are kept in a history; top_k values can be compared.
  * Past conversations of the KB (widget's included) can be browsed and continued.
  * The answer streams in through the chatStream subscription (SSE), piece by piece; its markers link
  * to the retrieved sources as they arrive, and to the sources it actually cites once it is done.
@@ -13,7 +15,69 @@ import { errorMessage, formatDate, Notice, useLoad } from './ui';
 type Citation = NonNullable<ResultOf<typeof ChatStream>['chatStream']['citations']>[number];
 /** `pieces` counts the streamed deltas (exposed as data-pieces, so a test can see the answer arrive in parts). */
 type Message = { role: string; content: string; citations: readonly Citation[]; streaming?: boolean; pieces?: number };
-type Passages = ResultOf<typeof Retrieve>['retrieve'];
+type Decision = NonNullable<ResultOf<typeof ChatStream>['chatStream']['decision']>;
+type Reason = Decision['reason'];
+/** One question of this visit: what was asked, what retrieval read, what the answer path decided. */
+type Asked = { id: number; question: string; query: string; decision: Decision | null; declinedByModel: boolean };
+
+const REASONS: Record<Reason, string> = {
+  relevant: 'Relevant passages found: the answer is written from them.',
+  no_passages: 'Nothing relevant enough: this knowledge base has no passages to search yet.',
+  nothing_relevant: 'Nothing relevant enough: no retrieved passage shares a word with the question, and none is close enough in meaning. The assistant declines to answer.',
+  not_covered: 'Nothing relevant enough: no passage holds what the question asks about, so the assistant declines rather than guess.',
+};
+
+function Verdict({ decision, declinedByModel }: { decision: Pick<Decision, 'answered' | 'reason'>; declinedByModel?: boolean }) {
+  if (!decision.answered) return <p class="notice bad decision" data-testid="verdict">{REASONS[decision.reason]}</p>;
+  if (declinedByModel) return <p class="notice bad decision" data-testid="verdict">The passages passed the relevance check, but the model found no answer in them and declined.</p>;
+  return <p class="notice ok decision" data-testid="verdict">{REASONS.relevant}</p>;
+}
+
+let askedSeq = 0;
+
+/** The same question retrieved at two top_k values, each with the answer path's gate verdict. */
+function CompareTopK({ kbId, query }: { kbId: string; query: string }) {
+  const [a, setA] = useState('3');
+  const [b, setB] = useState('10');
+  const [result, setResult] = useState<Array<{ k: number; r: ResultOf<typeof Retrieve>['retrieve'] }> | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <div class="card">
+      <h2 style="margin-top:0">Compare top_k</h2>
+      <p class="small muted">Retrieval for “{query}” at two sizes, each judged by the same refusal gate as the answer.</p>
+      <form class="row" onSubmit={async (e) => {
+        e.preventDefault();
+        try {
+          const ks = [Number(a), Number(b)];
+          setResult(await Promise.all(ks.map(async (k) => ({ k, r: (await gql(Retrieve, { kbId, query, topK: k })).retrieve }))));
+          setError(null);
+        } catch (err) {
+          setError(errorMessage(err));
+        }
+      }}>
+        <div><label for="topk-a">top_k A</label><input id="topk-a" type="number" min={1} max={50} value={a} onInput={(e) => setA(e.currentTarget.value)} style="width:80px" /></div>
+        <div><label for="topk-b">top_k B</label><input id="topk-b" type="number" min={1} max={50} value={b} onInput={(e) => setB(e.currentTarget.value)} style="width:80px" /></div>
+        <button type="submit">Compare</button>
+      </form>
+      <Notice error={error} />
+      {result && (
+        <div class="compare">
+          {result.map(({ k, r }) => (
+            <div data-testid={`topk-${k}`}>
+              <h3>top_k {k}</h3>
+              <Verdict decision={{ answered: r.confident, reason: r.reason }} />
+              <ol style="padding-left:20px" aria-label={`Passages at top_k ${k}`}>
+                {r.passages.map((p) => (
+                  <li class="passage"><strong>{p.filename}</strong><div class="small">score {p.score.toFixed(3)}</div></li>
+                ))}
+              </ol>
+            </div>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
 
 function AnswerText({ m, onCite }: { m: Message; onCite: (c: Citation) => void }) {
   // Citation markers like [1] become buttons that open the cited passage.
@@ -69,7 +133,10 @@ export function SandboxView({ kbId: routeKb }: { kbId?: string | undefined }) {
   const [question, setQuestion] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const [passages, setPassages] = useState<Passages | null>(null);
+  const [history, setHistory] = useState<Asked[]>([]);
+  const [shown, setShown] = useState<number | null>(null);
+  const current = history.find((h) => h.id === shown) ?? null;
+  const setPassages = (_: null) => setShown(null);
   const [open, setOpen] = useState<Citation | null>(null);
   const [reloadKey, setReloadKey] = useState(0);
 
@@ -93,21 +160,29 @@ export function SandboxView({ kbId: routeKb }: { kbId?: string | undefined }) {
     setError(null);
     setMessages((m) => [...m, { role: 'user', content: q, citations: [] }]);
     setQuestion('');
-    const retrieval = gql(Retrieve, { kbId, query: q, topK: 8 });
-    retrieval.catch(() => {}); // awaited below; not unhandled if the stream fails first
+    const entry: Asked = { id: ++askedSeq, question: q, query: q, decision: null, declinedByModel: false };
+    const patchEntry = (p: Partial<Asked>) => setHistory((h) => h.map((x) => (x.id === entry.id ? { ...x, ...p } : x)));
+    setHistory((h) => [entry, ...h]);
+    setShown(entry.id);
     try {
       let started = false;
       for await (const { chatStream: e } of gqlStream(ChatStream, { kbId, message: q, ...(sessionId ? { sessionId } : {}) }, abort.signal)) {
         if (e.type === 'session') {
           setSessionId(e.sessionId);
+          if (e.query) patchEntry({ query: e.query });
           setMessages((m) => [...m, { role: 'assistant', content: '', citations: [], streaming: true, pieces: 0 }]);
           started = true;
         } else if (!started) continue;
-        else if (e.type === 'citations') updateAnswer((m) => ({ ...m, citations: e.citations ?? [] }));
-        else if (e.type === 'delta') updateAnswer((m) => ({ ...m, content: m.content + (e.text ?? ''), pieces: (m.pieces ?? 0) + 1 }));
-        else if (e.type === 'done') updateAnswer((m) => ({ ...m, content: e.answer ?? m.content, citations: e.citations ?? [], streaming: false }));
+        else if (e.type === 'citations') {
+          updateAnswer((m) => ({ ...m, citations: e.citations ?? [] }));
+          // The answer path's own decision: what the panel shows, so it cannot disagree with the answer.
+          patchEntry({ decision: e.decision ?? null });
+        } else if (e.type === 'delta') updateAnswer((m) => ({ ...m, content: m.content + (e.text ?? ''), pieces: (m.pieces ?? 0) + 1 }));
+        else if (e.type === 'done') {
+          updateAnswer((m) => ({ ...m, content: e.answer ?? m.content, citations: e.citations ?? [], streaming: false }));
+          patchEntry({ declinedByModel: (e.citations ?? []).length === 0 });
+        }
       }
-      setPassages((await retrieval).retrieve);
       setReloadKey((k) => k + 1);
     } catch (err) {
       if (!abort.signal.aborted) setError(errorMessage(err));
@@ -169,19 +244,46 @@ export function SandboxView({ kbId: routeKb }: { kbId?: string | undefined }) {
         </div>
         <div>
           <div class="card">
-            <h2 style="margin-top:0">Retrieved passages</h2>
-            {!passages && <p class="muted">After a question, the passages retrieval found, best first, with their scores.</p>}
-            {passages && !passages.confident && <p class="notice bad">Nothing in this knowledge base looks relevant: the assistant declines to answer.</p>}
+            <h2 style="margin-top:0">What the answer path decided</h2>
+            {!current && <p class="muted">After a question: whether the assistant found something relevant enough to answer, and the passages it judged, best first, with their scores.</p>}
+            {current && (
+              <>
+                <p class="small muted">“{current.question}”{current.query !== current.question ? ` — retrieval read it as “${current.query}”` : ''}</p>
+                {current.decision && !busy && <Verdict decision={current.decision} declinedByModel={current.declinedByModel} />}
+                {current.decision && current.decision.passages.length > 0 && (
+                  <p class="small muted">
+                    {current.decision.answered ? 'The answer may cite these; the numbers are its citation numbers.' : 'Retrieved but not used: none was relevant enough.'} Scores rank passages
+                    within this question (fused lexical and vector); they are not comparable across questions.
+                  </p>
+                )}
+              </>
+            )}
             <ol style="padding-left:20px" aria-label="Retrieved passages">
-              {passages?.passages.map((p) => (
-                <li class="passage">
-                  <strong>{p.filename}</strong>{p.page ? ` · p. ${p.page}` : ''}{p.headingPath.length ? ` · ${p.headingPath.join(' › ')}` : ''}
+              {current?.decision?.passages.map((p) => (
+                <li class="passage" data-used={current.decision!.answered ? 'true' : 'false'}>
+                  <strong>[{p.marker}] {p.filename}</strong>{p.page ? ` · p. ${p.page}` : ''}{p.heading ? ` · ${p.heading}` : ''}
                   <div class="small">score {p.score.toFixed(3)} · lexical {p.lexicalScore.toFixed(3)} · vector {p.vectorScore.toFixed(3)}</div>
                   <p>{p.text.length > 300 ? `${p.text.slice(0, 300)}…` : p.text}</p>
                 </li>
               ))}
             </ol>
           </div>
+          {history.length > 0 && (
+            <div class="card">
+              <h2 style="margin-top:0">Questions this visit</h2>
+              <ol class="history" aria-label="History of this visit" style="padding-left:20px">
+                {history.map((h) => (
+                  <li>
+                    <button type="button" class="link" aria-current={h.id === shown ? 'true' : undefined} onClick={() => setShown(h.id)}>{h.question}</button>{' '}
+                    <span class={`badge ${!h.decision ? 'processing' : h.decision.answered && !h.declinedByModel ? 'ready' : 'failed'}`}>
+                      {!h.decision ? 'asking' : h.decision.answered && !h.declinedByModel ? 'answered' : 'declined'}
+                    </span>
+                  </li>
+                ))}
+              </ol>
+            </div>
+          )}
+          {current && kbId && <CompareTopK key={current.id} kbId={kbId} query={current.query} />}
           {kbId && (
             <ConversationList kbId={kbId} reloadKey={reloadKey} onOpen={async (id) => {
               try {

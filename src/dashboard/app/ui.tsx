@@ -41,18 +41,37 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
   );
 }
 
-/** A native modal <dialog>: focus is trapped, Escape cancels, focus returns to the opener. */
-export function Confirm(props: { title: string; children: ComponentChildren; confirmLabel: string; onConfirm: () => void; onClose: () => void }) {
+/**
+ * A native modal <dialog>: focus is trapped, Escape cancels. `onConfirm` may fail: the dialog then
+ * stays open and says why, where the action was asked for. Cancelled, focus returns to the opener;
+ * confirmed, to `focusAfter` (the opener's row is gone, and its DOM node may now be the next row's).
+ */
+export function Confirm(props: {
+  title: string;
+  children: ComponentChildren;
+  confirmLabel: string;
+  onConfirm: () => void | Promise<unknown>;
+  onClose: () => void;
+  focusAfter?: () => HTMLElement | null | undefined;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const done = useRef(false);
   useEffect(() => {
     const opener = document.activeElement as HTMLElement | null;
     ref.current?.showModal();
-    return () => opener?.focus();
+    return () => {
+      const target = done.current ? props.focusAfter?.() : opener;
+      // After the re-render that removed the row.
+      setTimeout(() => focusHeading(target?.isConnected ? target : document.querySelector<HTMLElement>('main h1')), 0);
+    };
   }, []);
   return (
     <dialog ref={ref} onClose={props.onClose} aria-labelledby="confirm-title">
       <h2 id="confirm-title">{props.title}</h2>
       <div>{props.children}</div>
+      <Notice error={error} />
       <div class="row" style="justify-content:flex-end;margin-top:16px">
         <button type="button" onClick={() => ref.current?.close()} autofocus>
           Cancel
@@ -60,9 +79,18 @@ export function Confirm(props: { title: string; children: ComponentChildren; con
         <button
           type="button"
           class="danger"
-          onClick={() => {
-            props.onConfirm();
-            ref.current?.close();
+          disabled={busy}
+          onClick={async () => {
+            setBusy(true);
+            try {
+              await props.onConfirm();
+              done.current = true;
+              ref.current?.close();
+            } catch (err) {
+              setError(errorMessage(err));
+            } finally {
+              setBusy(false);
+            }
           }}
         >
           {props.confirmLabel}
@@ -70,6 +98,29 @@ export function Confirm(props: { title: string; children: ComponentChildren; con
       </div>
     </dialog>
   );
+}
+
+/** A failure in plain words, with the technical reason behind a disclosure. */
+export function Failure({ summary, detail }: { summary?: string | null | undefined; detail?: string | null | undefined }) {
+  if (!summary && !detail) return null;
+  return (
+    <div class="small failure">
+      <span class="error-text">{summary ?? detail}</span>
+      {summary && detail && (
+        <details>
+          <summary>Technical details</summary>
+          <code class="detail">{detail}</code>
+        </details>
+      )}
+    </div>
+  );
+}
+
+/** Focus an element that is not focusable by itself (a heading), for screen readers and keyboards. */
+export function focusHeading(el: HTMLElement | null | undefined) {
+  if (!el) return;
+  if (/^H\d$/.test(el.tagName) && !el.hasAttribute('tabindex')) el.setAttribute('tabindex', '-1');
+  el.focus();
 }
 
 export function Notice({ error, ok }: { error?: string | null; ok?: string | null }) {

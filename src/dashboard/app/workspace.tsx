@@ -15,6 +15,7 @@ export function EmbedView({ org }: { org: Org }) {
   }, [kbs.data]);
   const snippet = `<script src="${location.origin}/embed/widget.js" data-org="${org.slug}" data-kb="${kbId}" data-theme="${theme}" defer></script>`;
   const originAllowed = org.settings.allowedOrigins.length === 0 || org.settings.allowedOrigins.includes(location.origin);
+  const kb = kbs.data?.knowledgeBases.find((k) => k.id === kbId);
   return (
     <>
       <h1>Embed</h1>
@@ -36,6 +37,11 @@ export function EmbedView({ org }: { org: Org }) {
         <h2>Script tag</h2>
         <p class="small muted">Paste it before <code>&lt;/body&gt;</code> on every page that should show the chat bubble.</p>
         {/* No snippet without a KB: a tag with an empty data-kb would be copied and pasted as is. */}
+        {kb && !kb.widgetEnabled && (
+          <p class="notice bad" role="alert" data-testid="widget-off">
+            The widget of {kb.name} is switched off: a page with this tag shows no chat until you switch it on in <a href="#/settings">Settings</a>.
+          </p>
+        )}
         {kbId ? (
           <>
             <pre data-testid="snippet">{snippet}</pre>
@@ -117,20 +123,35 @@ function Origins({ org }: { org: Org }) {
 
 function WidgetSwitches() {
   const { data, error, reload } = useLoad(() => gql(KbList), []);
+  const [failed, setFailed] = useState<{ id: string; message: string } | null>(null);
   return (
     <div class="card">
       <h2 style="margin-top:0">Widget per knowledge base</h2>
       <Notice error={error} />
+      {/* A KB deleted meanwhile leaves the list on reload: its failure is still said here. */}
+      {failed && data && !data.knowledgeBases.some((k) => k.id === failed.id) && <Notice error={failed.message} />}
       {data?.knowledgeBases.map((kb) => (
-        <p class="switch">
-          <label class="inline">
-            <input type="checkbox" role="switch" checked={kb.widgetEnabled} onChange={async (e) => {
-              await gql(UpdateKb, { input: { id: kb.id, widgetEnabled: e.currentTarget.checked } });
-              void reload();
-            }} />
-            {kb.name}
-          </label>
-        </p>
+        <div class="switch-row">
+          <p class="switch">
+            <label class="inline">
+              <input type="checkbox" role="switch" checked={kb.widgetEnabled} aria-describedby={`widget-error-${kb.id}`} onChange={async (e) => {
+                const input = e.currentTarget;
+                const wanted = input.checked;
+                try {
+                  await gql(UpdateKb, { input: { id: kb.id, widgetEnabled: wanted } });
+                  setFailed(null);
+                } catch (err) {
+                  // The switch shows what is saved, not what was asked for.
+                  input.checked = !wanted;
+                  setFailed({ id: kb.id, message: `The widget of ${kb.name} is still ${wanted ? 'off' : 'on'}: ${errorMessage(err)}` });
+                }
+                void reload();
+              }} />
+              {kb.name}
+            </label>
+          </p>
+          <div id={`widget-error-${kb.id}`}>{failed?.id === kb.id && <Notice error={failed.message} />}</div>
+        </div>
       ))}
     </div>
   );
@@ -201,9 +222,9 @@ function Keys() {
           <tbody>
             {data?.apiKeys.map((k) => (
               <tr data-key={k.prefix}>
-                <td><code>{k.prefix}…</code></td><td>{k.name ?? ''}</td><td class="small">{formatDate(k.createdAt)}</td><td class="small">{formatDate(k.lastUsedAt)}</td>
-                <td>{k.revokedAt ? <span class="badge failed">revoked</span> : <span class="badge ready">active</span>}</td>
-                <td>{!k.revokedAt && <button type="button" class="danger" aria-label={`Revoke ${k.prefix}`} onClick={() => setRevoking(k)}>Revoke</button>}</td>
+                <td data-label="Prefix"><code>{k.prefix}…</code></td><td data-label="Name">{k.name ?? ''}</td><td class="small" data-label="Created">{formatDate(k.createdAt)}</td><td class="small" data-label="Last used">{formatDate(k.lastUsedAt)}</td>
+                <td data-label="State">{k.revokedAt ? <span class="badge failed">revoked</span> : <span class="badge ready">active</span>}</td>
+                <td data-label="Actions">{!k.revokedAt && <button type="button" class="danger" aria-label={`Revoke ${k.prefix}`} onClick={() => setRevoking(k)}>Revoke</button>}</td>
               </tr>
             ))}
           </tbody>
@@ -211,9 +232,9 @@ function Keys() {
       </div>
       {revoking && (
         <Confirm title={`Revoke ${revoking.prefix}…?`} confirmLabel="Revoke key" onClose={() => setRevoking(null)} onConfirm={async () => {
-          await gql(RevokeApiKey, { id: revoking.id }).catch((err) => setFormError(errorMessage(err)));
-          void reload();
-        }}>
+          await gql(RevokeApiKey, { id: revoking.id });
+          await reload();
+        }} focusAfter={() => document.querySelector<HTMLElement>(`tr[data-key="${revoking.prefix}"] td`)?.closest('.card')?.querySelector('h2')}>
           <p>Every program using this key stops working at once. Dashboard sessions stay signed in.</p>
         </Confirm>
       )}

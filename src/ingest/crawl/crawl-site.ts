@@ -333,6 +333,14 @@ export async function crawlSite(options: CrawlSiteOptions, hooks: CrawlTestHooks
     throwIfStopped();
     if (startRules.status === 'unreachable') {
       const cause = startRules.error;
+      if (cause && refusedConnection(cause)) {
+        // Nothing listens at the start URL's address: five retries over ~90 s would only say it
+        // again. Failed at once; the administrator retries when the site is up.
+        throw new CrawlPermanentError('connection_refused', `${startUrl.href}: the server refused the connection (nothing is listening at ${startUrl.host})`, {
+          url: startUrl.href,
+          cause,
+        });
+      }
       if (cause && cause.code !== 'http_status') {
         // The host itself is unreachable: report that, not a robots.txt problem.
         throw new CrawlTransientError(cause.code as CrawlTransientCode, `${startUrl.href}: ${cause.message}`, { url: startUrl.href, cause });
@@ -547,4 +555,14 @@ export async function crawlSite(options: CrawlSiteOptions, hooks: CrawlTestHooks
     if (!cancel.signal.aborted) cancel.abort(new CrawlTransientError('cancelled', 'crawl finished'));
     client.close();
   }
+}
+
+/** True when a connection was refused (ECONNREFUSED) anywhere in the error's cause chain. */
+function refusedConnection(error: unknown): boolean {
+  for (let e: unknown = error, i = 0; e && typeof e === 'object' && i < 6; e = (e as { cause?: unknown }).cause, i++) {
+    if ((e as { code?: unknown }).code === 'ECONNREFUSED') return true;
+    const errors = (e as { errors?: unknown }).errors;
+    if (Array.isArray(errors) && errors.some((x) => (x as { code?: unknown })?.code === 'ECONNREFUSED')) return true;
+  }
+  return false;
 }

@@ -25,6 +25,7 @@ export type CrawlPermanentCode =
   | 'redirect_off_site'
   | 'robots_disallowed'
   | 'tls_error'
+  | 'connection_refused'
   | 'no_content';
 
 export type CrawlTransientCode =

@@ -6,6 +6,9 @@ import { getDocument } from '../../services/documents/get-document';
 import { listDocuments, MAX_DOCUMENT_PAGE } from '../../services/documents/list-documents';
 import { reingestDocument } from '../../services/documents/reingest-document';
 import { recrawlNow, setRecrawl, ZRecrawl } from '../../services/documents/recrawl-document';
+import { updateChunk } from '../../services/documents/curate-chunk';
+import { listChunks } from '../../services/documents/list-chunks';
+import { listCrawlPages } from '../../services/documents/list-crawl-pages';
 import type { HonoEnv } from '../hono-env';
 import { errorResponses, security } from '../openapi';
 
@@ -18,7 +21,94 @@ const ZListQuery = z.object({
   status: z.enum(['processing', 'ready', 'failed']).optional(),
 });
 
+const ZChunk = z.object({
+  id: z.string(),
+  position: z.number().int(),
+  text: z.string(),
+  heading_path: z.array(z.string()),
+  page: z.number().int().nullable(),
+  url: z.string().nullable(),
+  token_count: z.number().int(),
+  enabled: z.boolean().openapi({ description: 'False when switched off: kept, never retrieved' }),
+  edited_at: z.string().nullable(),
+  duplicates: z.number().int().openapi({ description: 'Other chunks of the KB with exactly this text' }),
+});
+const ZChunkParams = ZDocParams.extend({ chunkId: z.string().openapi({ param: { name: 'chunkId', in: 'path' } }) });
+const ZCrawlPage = z.object({
+  url: z.string(),
+  title: z.string().nullable(),
+  state: z.enum(['ready', 'skipped', 'failed']),
+  chunks: z.number().int(),
+  fetched_at: z.string().nullable(),
+  changed_at: z.string().nullable(),
+  last_change: z.enum(['added', 'changed', 'unchanged']).nullable(),
+  reason: z.string().nullable(),
+  detail: z.string().nullable(),
+});
+
 export function registerDocumentRoutes(app: OpenAPIHono<HonoEnv>) {
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/kbs/{id}/documents/{docId}/chunks',
+      tags: ['Documents'],
+      summary: "A document's chunks in reading order, optionally only those containing `q`",
+      security,
+      request: {
+        params: ZDocParams,
+        query: z.object({
+          q: z.string().max(200).optional().openapi({ description: 'Only chunks containing this text (case-insensitive)' }),
+          after: z.coerce.number().int().min(-1).optional().openapi({ description: 'The next_after of the previous page' }),
+          limit: z.coerce.number().int().min(1).max(200).optional(),
+        }),
+      },
+      responses: {
+        200: { description: 'Chunks and the position to continue after (null on the last page)', content: { 'application/json': { schema: z.object({ chunks: z.array(ZChunk), next_after: z.number().int().nullable() }) } } },
+        ...errorResponses(400, 404),
+      },
+    }),
+    async (c) => {
+      const { id, docId } = c.req.valid('param');
+      const { q, ...page } = c.req.valid('query');
+      return c.json(await listChunks(c.var.svc, { kb_id: id, id: docId, ...page, ...(q ? { query: q } : {}) }), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'patch',
+      path: '/kbs/{id}/documents/{docId}/chunks/{chunkId}',
+      tags: ['Documents'],
+      summary: 'Switch a chunk off or on (`enabled`), or rewrite its `text` (re-embedded, marked edited)',
+      security,
+      request: {
+        params: ZChunkParams,
+        body: { required: true, content: { 'application/json': { schema: z.object({ enabled: z.boolean().optional(), text: z.string().optional() }).strict() } } },
+      },
+      responses: { 200: { description: 'The chunk', content: { 'application/json': { schema: z.object({ chunk: ZChunk }) } } }, ...errorResponses(400, 404, 409) },
+    }),
+    async (c) => {
+      const { id, docId, chunkId } = c.req.valid('param');
+      return c.json(await updateChunk(c.var.svc, { kb_id: id, id: docId, chunk_id: chunkId, ...c.req.valid('json') }), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/kbs/{id}/documents/{docId}/pages',
+      tags: ['Documents'],
+      summary: 'The pages of a crawled site (URL documents), failed ones first',
+      security,
+      request: { params: ZDocParams },
+      responses: { 200: { description: 'Pages', content: { 'application/json': { schema: z.object({ pages: z.array(ZCrawlPage) }) } } }, ...errorResponses(400, 404) },
+    }),
+    async (c) => {
+      const { id, docId } = c.req.valid('param');
+      return c.json(await listCrawlPages(c.var.svc, { kb_id: id, id: docId }), 200);
+    },
+  );
+
   app.openapi(
     createRoute({
       method: 'get',

@@ -15,6 +15,7 @@ import { chunkDocument } from '../../ingest/chunker';
 import type { CrawledPage, KnownPage } from '../../ingest/crawl/crawl-site';
 import { PermanentIngestError } from '../../ingest/errors';
 import type { CrawlSettings } from '../../ingest/extract-document';
+import { carryCuration, readCuration } from './curate-chunk';
 import { embedChunks } from './embed-chunks';
 import { NO_PROGRESS, type ProgressReporter } from './progress';
 import { toChunkRows } from './store-chunks';
@@ -70,18 +71,28 @@ export async function crawlDocument(
   const changes: CrawlChanges = { added: 0, changed: 0, removed: 0, unchanged: 0 };
   const toEmbed: CrawledPage[] = [];
   const replaced: string[] = [];
+  const now = new Date();
   const pageRows = fetched.map((page) => {
     const before = knownByUrl.get(page.url);
     const hash = page.notModified ? before!.content_hash : pageHash(page);
+    let change: 'added' | 'changed' | 'unchanged' = 'unchanged';
     if (before && before.content_hash === hash) changes.unchanged++;
     else {
       if (before) {
         changes.changed++;
+        change = 'changed';
         replaced.push(page.url);
-      } else changes.added++;
+      } else {
+        changes.added++;
+        change = 'added';
+      }
       toEmbed.push(page);
     }
     return {
+      title: page.notModified ? (before!.title ?? null) : page.title || null,
+      fetched_at: now,
+      changed_at: change === 'unchanged' ? (before!.changed_at ?? before!.fetched_at ?? now) : now,
+      last_change: change,
       document_id: doc.id,
       url: page.url,
       etag: page.notModified ? before!.etag : (page.etag ?? null),
@@ -101,10 +112,12 @@ export async function crawlDocument(
   const embedded = await embedChunks(provider, chunks, null, opts.progress?.report);
 
   await opts.progress?.close();
-  const now = new Date();
+  const failures = result.skipped.map((f) => ({ url: f.url, reason: f.reason, message: f.message, status: f.status ?? null }));
   return deps.db.transaction().execute(async (trx) => {
     const alive = await trx.selectFrom('documents').select('id').where('id', '=', doc.id).forUpdate().executeTakeFirst();
     if (!alive) return null;
+    // Edits and switches on chunks of re-fetched pages carry over to an identical new chunk.
+    const curation = await readCuration(trx, doc.id);
     if (opts.full) {
       await trx.deleteFrom('chunks').where('document_id', '=', doc.id).execute();
       await trx.deleteFrom('crawl_pages').where('document_id', '=', doc.id).execute();
@@ -117,6 +130,7 @@ export async function crawlDocument(
     const offset = max === null ? 0 : max + 1;
     const rows = toChunkRows(doc, embedded.map((c) => ({ ...c, position: c.position + offset })), { dimensions: provider.dimensions, model: provider.id });
     for (let i = 0; i < rows.length; i += 200) await trx.insertInto('chunks').values(rows.slice(i, i + 200)).execute();
+    if (curation.length > 0) await carryCuration(trx, doc.id, curation, null);
     for (let i = 0; i < pageRows.length; i += 200) {
       await trx
         .insertInto('crawl_pages')
@@ -127,6 +141,10 @@ export async function crawlDocument(
             last_modified: sql`excluded.last_modified`,
             content_hash: sql`excluded.content_hash`,
             links: sql`excluded.links`,
+            title: sql`excluded.title`,
+            fetched_at: sql`excluded.fetched_at`,
+            changed_at: sql`excluded.changed_at`,
+            last_change: sql`excluded.last_change`,
           }),
         )
         .execute();
@@ -143,6 +161,7 @@ export async function crawlDocument(
         last_crawled_at: now,
         next_crawl_at: doc.recrawl ? new Date(now.getTime() + RECRAWL_INTERVAL_MS[doc.recrawl]) : null,
         last_crawl_changes: JSON.stringify(changes),
+        crawl_failures: JSON.stringify(failures),
         ...NO_PROGRESS,
         updated_at: now,
       })

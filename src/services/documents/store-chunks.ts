@@ -11,6 +11,7 @@ import type { DocumentId, KbId } from '../../ids';
 import { newId } from '../../ids';
 import type { Chunk } from '../../ingest/types';
 import { storableText } from '../../validation';
+import { carryCuration, readCuration } from './curate-chunk';
 import { embeddingText } from './embed-chunks';
 import type { DocumentIdentity } from '../../ingest/document-identity';
 import { NO_PROGRESS } from './progress';
@@ -52,11 +53,13 @@ export async function storeChunks(
     // Lock the row first: a concurrent delete either happened (we stop) or waits for us.
     const alive = await trx.selectFrom('documents').select('id').where('id', '=', doc.id).forUpdate().executeTakeFirst();
     if (!alive) return false;
+    const curation = await readCuration(trx, doc.id);
     await trx.deleteFrom('chunks').where('document_id', '=', doc.id).execute();
     for (let i = 0; i < chunks.length; i += BATCH) {
       const rows = toChunkRows(doc, chunks.slice(i, i + BATCH), meta);
       await trx.insertInto('chunks').values(rows).execute();
     }
+    if (curation.length > 0) await carryCuration(trx, doc.id, curation, meta.title ?? null);
     await markReady(trx, doc.id, chunks.length, meta);
     return true;
   });
@@ -72,6 +75,7 @@ export async function storeChunks(
  * leaves the document 'processing'; the retry starts by deleting what was written.
  */
 async function storeChunksInSteps(db: Db, doc: { id: DocumentId; kb_id: KbId }, chunks: EmbeddedChunk[], meta: StoreMeta): Promise<boolean> {
+  const curation = await readCuration(db, doc.id);
   for (;;) {
     const batch = db.selectFrom('chunks').select('id').where('document_id', '=', doc.id).limit(STEP);
     const { numDeletedRows } = await db.deleteFrom('chunks').where('id', 'in', batch).executeTakeFirst();
@@ -88,6 +92,7 @@ async function storeChunksInSteps(db: Db, doc: { id: DocumentId; kb_id: KbId }, 
   return db.transaction().execute(async (trx) => {
     const alive = await trx.selectFrom('documents').select('id').where('id', '=', doc.id).forUpdate().executeTakeFirst();
     if (!alive) return false;
+    if (curation.length > 0) await carryCuration(trx, doc.id, curation, meta.title ?? null);
     await markReady(trx, doc.id, chunks.length, meta);
     return true;
   });

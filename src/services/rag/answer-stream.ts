@@ -16,12 +16,24 @@ import type { Retrieval } from './retrieve';
 
 /**
  * `sources`: the retrieved passages, numbered as the answer's [n] markers (on a refusal, the closest
- * ones, each `used: false`). `done.citations`: the passages the answer cites (none on a refusal);
- * `done.closest`: on a refusal, what was retrieved nonetheless (clients are sent
- * `responseCitations(done)`); `done.gate`: why the passages were or were not answered from.
+ * ones, each `used: false`), with the gate's decision for the Sandbox. `done.citations`: the passages
+ * the answer cites (none on a refusal); `done.closest`: on a refusal, what was retrieved nonetheless
+ * (clients are sent `responseCitations(done)`); `done.gate`: why the passages were or were not answered from.
  */
+
+/**
+ * The gate's decision as the Sandbox shows it, as is (not a second gate): `answered` false means the
+ * refusal gate declined, `reason` says which check, and `passages` are the retrieved chunks with the
+ * very scores their citations carry.
+ */
+export type AnswerDecision = {
+  answered: boolean;
+  reason: 'relevant' | 'no_passages' | 'nothing_relevant' | 'not_covered';
+  passages: Array<Citation & { lexical: number; dense: number; text: string }>;
+};
+
 export type AnswerEvent =
-  | { type: 'sources'; citations: Citation[] }
+  | { type: 'sources'; citations: Citation[]; decision?: AnswerDecision }
   | { type: 'delta'; text: string }
   | { type: 'done'; answer: string; citations: Citation[]; closest: Citation[]; refused: boolean; gate: AnswerGate };
 
@@ -53,6 +65,36 @@ export function answerPassages(retrieval: Retrieval): AnswerPassage[] {
   }));
 }
 
+const DECISION_REASON: Record<AnswerGate['reason'], AnswerDecision['reason']> = {
+  answered: 'relevant',
+  no_passages: 'no_passages',
+  not_confident: 'nothing_relevant',
+  not_covered: 'not_covered',
+  model_refused: 'relevant',
+};
+
+function decisionOf(gate: AnswerGate, retrieval: Retrieval): AnswerDecision {
+  const passages = retrieval.chunks.map((c, i) => ({ ...toCitation(c, i + 1, gate.pass), lexical: c.lexical, dense: c.dense, text: c.text }));
+  return { answered: gate.pass, reason: DECISION_REASON[gate.reason], passages };
+}
+
+function gateFor(deps: Pick<AppDeps, 'models'>, input: { question: string; retrieval: Retrieval; standalone?: string | undefined }): AnswerGate {
+  const offline = deps.models.answerModel.provider === OFFLINE_PROVIDER;
+  const question = offline && input.standalone ? input.standalone : input.question;
+  return decideAnswerGate({ question, retrieval: input.retrieval, passages: answerPassages(input.retrieval), offline });
+}
+
+/**
+ * The refusal gate (answer-gate.ts) as the Sandbox's retrieval view reads it: the same function the
+ * answer stream decides through, so the two cannot disagree.
+ */
+export function decideAnswer(
+  deps: Pick<AppDeps, 'models'>,
+  input: { question: string; retrieval: Retrieval; standalone?: string | undefined },
+): AnswerDecision {
+  return decisionOf(gateFor(deps, input), input.retrieval);
+}
+
 export async function* answerStream(
   deps: Pick<AppDeps, 'models'>,
   input: {
@@ -68,17 +110,18 @@ export async function* answerStream(
   const offline = deps.models.answerModel.provider === OFFLINE_PROVIDER;
   const question = offline && input.standalone ? input.standalone : input.question;
   const passages = answerPassages(retrieval);
-  const gate = decideAnswerGate({ question, retrieval, passages, offline });
+  const gate = gateFor(deps, input);
+  const decision = decisionOf(gate, retrieval);
   if (!gate.pass) {
     const closest = retrieval.chunks.map((c, i) => toCitation(c, i + 1, false));
-    yield { type: 'sources', citations: closest };
+    yield { type: 'sources', citations: closest, decision };
     yield { type: 'delta', text: NOT_FOUND_ANSWER };
     yield { type: 'done', answer: NOT_FOUND_ANSWER, citations: [], closest, refused: true, gate };
     return;
   }
 
   const sources = retrieval.chunks.map((c, i) => toCitation(c, i + 1));
-  yield { type: 'sources', citations: sources };
+  yield { type: 'sources', citations: sources, decision };
 
   const { system, messages } = buildAnswerPrompt({
     question,

@@ -1,12 +1,17 @@
 /**
  * The retrieval step alone, with each passage's lexical (BM25) and vector (cosine) scores beside the
  * fused one, so an administrator can see why an answer came out as it did (the dashboard's Sandbox).
+ * `confident` is the answer path's own refusal gate (decideAnswer), not retrieval's half of it, so
+ * it can never say "relevant" while chat refuses; `reason` says which check decided. Scores are
+ * rounded as citations round them, so a passage shows the same number in both places.
  */
 import { z } from 'zod';
 import type { ServiceContext } from '../../context';
 import { parseInput } from '../../validation';
 import { requireKb } from '../kbs/require-kb';
 import { withOrgShare } from '../org-share';
+import { decideAnswer } from './answer-stream';
+import { toCitation } from './citations';
 import { retrieve } from './retrieve';
 
 export const ZRetrieveDebugInput = z
@@ -16,6 +21,11 @@ export const ZRetrieveDebugInput = z
 export async function retrieveDebug(ctx: ServiceContext, rawInput: z.input<typeof ZRetrieveDebugInput>) {
   const input = parseInput(ZRetrieveDebugInput, rawInput);
   const kb = await requireKb(ctx, input.kb_id);
-  const { chunks, confident } = await withOrgShare(ctx, () => retrieve(ctx, kb, input.query, { topK: input.top_k }));
-  return { confident, passages: chunks.map((c, i) => ({ ...c, rank: i + 1 })) };
+  const retrieval = await withOrgShare(ctx, () => retrieve(ctx, kb, input.query, { topK: input.top_k }));
+  const decision = decideAnswer(ctx, { question: input.query, retrieval });
+  return {
+    confident: decision.answered,
+    reason: decision.reason,
+    passages: retrieval.chunks.map((c, i) => ({ ...c, score: toCitation(c, i + 1).score, rank: i + 1 })),
+  };
 }

@@ -13,7 +13,7 @@ import { bm25Sql, candidateSql, lengthNormSql, lexicalQuery, type LexicalQuery }
 import { documentEvidence } from './document-evidence';
 import { aboutDocument, titleBoosts } from './title-boost';
 import type { DocumentIdentity } from '../../ingest/document-identity';
-import { nearestSql, queryVectorSql, similaritySql, type QueryVector } from './vector-search';
+import { enabledChunkSql, nearestSql, queryVectorSql, similaritySql, type QueryVector } from './vector-search';
 import { retrievalDuration } from '../../metrics';
 
 export type RetrievalMode = 'hybrid' | 'lexical' | 'dense';
@@ -111,7 +111,7 @@ async function searchChunks(
     ? sql`select top.id, top.heap_tid, top.lexical, ${dense('e')} as dense from (
             select m.id, m.heap_tid, ${bm25Sql(lexical, { tsv: sql.ref('m.tsv'), k: sql.ref('m.k') })} as lexical from (
               select c.id, c.ctid as heap_tid, c.tsv, ${lengthNormSql(lexical, 'c')} as k from chunks c
-              where c.kb_id = ${sql.lit(kbId)} and ${candidateSql(lexical, 'c')} offset 0) m
+              where c.kb_id = ${sql.lit(kbId)} and ${candidateSql(lexical, 'c')} and ${enabledChunkSql('c')} offset 0) m
             order by lexical desc limit ${sql.lit(opts.pool)}) top
           join chunks e on e.ctid = top.heap_tid`
     : none;

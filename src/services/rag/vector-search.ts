@@ -41,7 +41,16 @@ export function nearestSql(kbId: KbId, v: QueryVector, limit: number, columns: s
   return sql`
     select ${sql.join(columns.map((col) => sql.ref(`c.${col}`)))}, ${similaritySql(v, 'c')} as score
     from chunks c
-    where c.kb_id = ${sql.lit(kbId)} and c.embedding_dimensions = ${dimsOf(v)} and c.embedding_model = ${v.model}
+    where c.kb_id = ${sql.lit(kbId)} and c.embedding_dimensions = ${dimsOf(v)} and c.embedding_model = ${v.model} and ${enabledChunkSql('c')}
     order by c.embedding::vector(${dimsOf(v)}) <=> ${queryVectorRef}
     limit ${sql.lit(Math.trunc(limit))}`;
+}
+
+/**
+ * Chunk curation (migration 0920): a chunk an administrator switched off is kept but never
+ * retrieved, on the lexical side and the vector side alike. Both sides filter with this one
+ * condition so they cannot disagree.
+ */
+export function enabledChunkSql(chunk: string): RawBuilder<boolean> {
+  return sql<boolean>`${sql.ref(`${chunk}.disabled_at`)} is null`;
 }
