@@ -3,7 +3,12 @@ import { collectChat, startChat } from '../src/services/chat/send-chat-message';
 import { collectAnswer } from '../src/services/rag/answer-stream';
 import type { Citation } from '../src/services/rag/citations';
 import { startSearch } from '../src/services/rag/search';
+import type { ServiceContext } from '../src/context';
 import { builder } from './builder';
+
+/** The dashboard (signed in with the session cookie, no API key) is the Sandbox; a key is the API. */
+export const chatSource = (ctx: ServiceContext) => (ctx.apiKeyId ? 'api' : 'sandbox');
+const chatAs = (ctx: ServiceContext, input: Parameters<typeof startChat>[1], signal?: AbortSignal) => startChat(ctx, input, signal, chatSource(ctx));
 
 export const CitationRef = builder.objectRef<Citation>('Citation').implement({
   fields: (t) => ({
@@ -62,7 +67,7 @@ builder.mutationFields((t) => ({
     type: ChatResult,
     args: { kbId: t.arg.id({ required: true }), message: t.arg.string({ required: true }), sessionId: t.arg.id() },
     resolve: async (_r, { kbId, message, sessionId }, ctx) =>
-      collectChat(await startChat(await ctx.auth(), { kb_id: String(kbId), message, ...(sessionId != null ? { session_id: String(sessionId) } : {}) })),
+      collectChat(await chatAs(await ctx.auth(), { kb_id: String(kbId), message, ...(sessionId != null ? { session_id: String(sessionId) } : {}) })),
   }),
   deleteChatSession: t.field({
     type: builder.objectRef<{ success: boolean }>('DeleteChatSessionResult').implement({ fields: (f) => ({ success: f.exposeBoolean('success') }) }),

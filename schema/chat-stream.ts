@@ -5,7 +5,7 @@
 import { startChat, type ChatEvent } from '../src/services/chat/send-chat-message';
 import type { Citation } from '../src/services/rag/citations';
 import { builder } from './builder';
-import { CitationRef } from './answers';
+import { chatSource, CitationRef } from './answers';
 
 const ChatStreamEventType = builder.enumType('ChatStreamEventType', {
   description: 'session first, then citations (the retrieved sources), delta (repeated), and done',
@@ -22,6 +22,8 @@ const ChatStreamEvent = builder.objectRef<{ event: ChatEvent; sessionId: string 
     query: t.string({ nullable: true, description: 'session: the question as retrieval read it (condensed with the history)', resolve: ({ event }) => (event.type === 'session' ? event.query : null) }),
     text: t.string({ nullable: true, description: 'delta: the next piece of the answer', resolve: ({ event }) => (event.type === 'delta' ? event.text : null) }),
     answer: t.string({ nullable: true, description: 'done: the full answer', resolve: ({ event }) => (event.type === 'done' ? event.answer : null) }),
+    refused: t.boolean({ nullable: true, description: 'done: the answer declined (nothing relevant enough in the KB)', resolve: ({ event }) => (event.type === 'done' ? event.refused : null) }),
+    messageId: t.id({ nullable: true, description: 'done: the stored answer (conversations list it under this id)', resolve: ({ event }) => (event.type === 'done' ? (event.message_id ?? null) : null) }),
     citations: t.field({
       type: [CitationRef],
       nullable: true,
@@ -41,11 +43,8 @@ builder.subscriptionFields((t) => ({
     subscribe: async (_r, { kbId, message, sessionId }, ctx) => {
       const abort = new AbortController();
       ctx.request.signal?.addEventListener('abort', () => abort.abort());
-      const events = await startChat(
-        await ctx.auth(),
-        { kb_id: String(kbId), message, ...(sessionId != null ? { session_id: String(sessionId) } : {}) },
-        abort.signal,
-      );
+      const svc = await ctx.auth();
+      const events = await startChat(svc, { kb_id: String(kbId), message, ...(sessionId != null ? { session_id: String(sessionId) } : {}) }, abort.signal, chatSource(svc));
       async function* stream(): AsyncGenerator<StreamItem> {
         let session = '';
         try {

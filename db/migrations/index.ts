@@ -13,6 +13,7 @@ import * as m0602 from './20261123_0602_ocr_pages';
 import * as m0603 from './20261123_0603_recrawl';
 import * as m0701 from './20261125_0701_voice_slots';
 import * as m0702 from './20261125_0702_hnsw_m12';
+import * as m0900 from './20261126_0900_conversation_insights';
 
 /** Listed explicitly (not read from disk) so migrations work the same under tsx, vitest and bundlers. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '20261123_0603_recrawl': m0603,
   '20261125_0701_voice_slots': m0701,
   '20261125_0702_hnsw_m12': m0702,
+  '20261126_0900_conversation_insights': m0900,
 };

@@ -38,7 +38,7 @@ export function sseResponse(
           } else if (e.type === 'delta') {
             await stream.writeSSE({ event: 'delta', data: JSON.stringify({ text: e.text }) });
           } else {
-            await stream.writeSSE({ event: 'done', data: JSON.stringify({ answer: e.answer, citations: e.citations, ...extraDone }) });
+            await stream.writeSSE({ event: 'done', data: JSON.stringify({ answer: e.answer, citations: e.citations, ...extraDone, ...(e.message_id ? { message_id: e.message_id } : {}) }) });
           }
         }
       } catch (err) {

@@ -17,7 +17,12 @@ import type { Retrieval } from './retrieve';
 export type AnswerEvent =
   | { type: 'sources'; citations: Citation[] }
   | { type: 'delta'; text: string }
-  | { type: 'done'; answer: string; citations: Citation[] };
+  /**
+   * `refused`: this path decided not to answer (its gate, or the model's own "not found"), the
+   * flag Conversations and Unanswered questions read. `message_id`: the stored answer, when a chat
+   * stored it (the widget rates it by this id).
+   */
+  | { type: 'done'; answer: string; citations: Citation[]; refused: boolean; message_id?: string };
 
 const isRefusal = (text: string) => text.trim().replace(/\s+/g, ' ').startsWith(NOT_FOUND_ANSWER.slice(0, 30));
 
@@ -63,7 +68,7 @@ export async function* answerStream(
   if (!retrieval.confident || retrieval.chunks.length === 0 || !covered) {
     yield { type: 'sources', citations: [] };
     yield { type: 'delta', text: NOT_FOUND_ANSWER };
-    yield { type: 'done', answer: NOT_FOUND_ANSWER, citations: [] };
+    yield { type: 'done', answer: NOT_FOUND_ANSWER, citations: [], refused: true };
     return;
   }
 
@@ -101,13 +106,13 @@ export async function* answerStream(
   }
   answer = answer.trim();
   if (isRefusal(answer)) {
-    yield { type: 'done', answer: NOT_FOUND_ANSWER, citations: [] };
+    yield { type: 'done', answer: NOT_FOUND_ANSWER, citations: [], refused: true };
     return;
   }
   const cited = new Set(extractCitedMarkers(answer));
   const used = sources.filter((s) => cited.has(s.marker));
   // A model that forgot its markers still answered from the passages: credit the best one.
-  yield { type: 'done', answer, citations: used.length > 0 ? used : sources.slice(0, 1) };
+  yield { type: 'done', answer, citations: used.length > 0 ? used : sources.slice(0, 1), refused: false };
 }
 
 /** The non-streamed response: the same events, collected. */
