@@ -37,13 +37,18 @@ const ChatResult = builder.objectRef<{ response: string; session_id: string; cit
 });
 
 type Msg = Awaited<ReturnType<typeof listSessionMessages>>['messages'][number];
-const ChatMessage = builder.objectRef<Msg>('ChatMessage').implement({
+export const FeedbackRatingEnum = builder.enumType('FeedbackRating', { values: ['up', 'down'] as const });
+export const ChatMessage = builder.objectRef<Msg>('ChatMessage').implement({
   fields: (t) => ({
     id: t.exposeID('id'),
     role: t.exposeString('role'),
     content: t.exposeString('content'),
     citations: t.field({ type: [CitationRef], resolve: (m) => m.citations as Citation[] }),
     createdAt: t.field({ type: 'DateTime', resolve: (m) => m.created_at }),
+    refused: t.exposeBoolean('refused', { description: 'An answer that declined (nothing relevant enough in the KB)' }),
+    support: t.exposeFloat('support', { nullable: true, description: "An answer's best cosine similarity to a passage it cites" }),
+    feedback: t.field({ type: FeedbackRatingEnum, nullable: true, description: "The visitor's rating of an answer", resolve: (m) => m.feedback }),
+    feedbackComment: t.exposeString('feedback_comment', { nullable: true }),
   }),
 });
 
