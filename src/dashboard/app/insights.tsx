@@ -117,7 +117,8 @@ function ConversationListView({ kbId }: { kbId?: string | undefined }) {
       <Notice error={error} />
       {page && page.nodes.length === 0 && <p class="muted" role="status">No conversations match.</p>}
       {page && page.nodes.length > 0 && (
-        <div class="table-wrap">
+        // Focusable, so a keyboard can scroll it when it is wider than a phone.
+        <div class="table-wrap" tabIndex={0} role="region" aria-label="Conversations table">
           <table aria-label="Conversations">
             <thead>
               <tr><th>First question</th><th>Source</th><th>Last active</th><th>Turns</th><th>Refused</th><th>Feedback</th></tr>
@@ -280,7 +281,7 @@ export function ActivityView() {
             <p class="small legend"><span class="swatch answered" /> answered <span class="swatch refused" /> refused</p>
             <DailyChart days={a.days} label={`Questions per day from ${a.from} to ${a.to}: ${a.total.answered} answered, ${a.total.refused} refused`} />
           </div>
-          <div class="table-wrap card">
+          <div class="table-wrap card" tabIndex={0} role="region" aria-label="Per knowledge base table">
             <table aria-label="Per knowledge base">
               <thead><tr><th>Knowledge base</th><th>Questions</th><th>Answered</th><th>Refused</th><th>Helpful</th><th>Not helpful</th></tr></thead>
               <tbody>
