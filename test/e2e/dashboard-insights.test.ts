@@ -132,7 +132,7 @@ describe('what visitors asked, in the dashboard', () => {
     await rows.first().waitFor();
     expect(await rows.count()).toBe(3);
     const texts = await rows.allTextContents();
-    expect(texts.find((r) => r.includes('How long can the Zephyr-9 fly?'))).toMatch(/Widget.*2.*1.*👍 1 · 👎 1/);
+    expect(texts.find((r) => r.includes('How long can the Zephyr-9 fly?'))).toMatch(/Widget.*2.*1.*1 helpful · 1 not helpful/);
     expect(texts.find((r) => r.includes('capital of France?'))).toMatch(/API/);
     expect(texts.find((r) => r.includes('Who makes the Zephyr-9?'))).toMatch(/Sandbox/);
     await page.screenshot({ path: path.join(IMAGES, 'dashboard-conversations.png') });
@@ -194,7 +194,7 @@ describe('what visitors asked, in the dashboard', () => {
     await page.getByRole('link', { name: 'Activity' }).click();
     const total = page.getByTestId('activity-total');
     await total.waitFor();
-    expect((await total.textContent())!.replace(/\s+/g, ' ')).toMatch(/4 questions · 2 answered · 2 refused · 👍 1 helpful · 👎 1 not helpful/);
+    expect((await total.textContent())!.replace(/\s+/g, ' ')).toMatch(/4 questions · 2 answered · 2 refused · 1 rated helpful · 1 not helpful/);
     expect(await page.getByRole('img', { name: /Questions per day .*: 2 answered, 2 refused/ }).count()).toBe(1);
     expect(await page.locator('svg.chart rect').count()).toBe(60);
     await page.getByRole('button', { name: 'Last 7 days' }).click();

@@ -31,7 +31,7 @@ function useKb(routeKb: string | undefined, base: string) {
 
 function Feedback({ up, down }: { up: number; down: number }) {
   if (!up && !down) return <span class="muted">—</span>;
-  return <span aria-label={`${up} helpful, ${down} not helpful`}>👍 {up} · 👎 {down}</span>;
+  return <span>{up} helpful · {down} not helpful</span>;
 }
 
 type Filters = Omit<VariablesOf<typeof ConversationLog>, 'kbId' | 'after'>;
@@ -273,8 +273,8 @@ export function ActivityView() {
       {a && (
         <>
           <p data-testid="activity-total">
-            <strong>{a.total.questions}</strong> questions · <strong>{a.total.answered}</strong> answered · <strong>{a.total.refused}</strong> refused · 👍{' '}
-            <strong>{a.total.feedbackUp}</strong> helpful · 👎 <strong>{a.total.feedbackDown}</strong> not helpful
+            <strong>{a.total.questions}</strong> questions · <strong>{a.total.answered}</strong> answered · <strong>{a.total.refused}</strong> refused ·{' '}
+            <strong>{a.total.feedbackUp}</strong> rated helpful · <strong>{a.total.feedbackDown}</strong> not helpful
           </p>
           <div class="card">
             <h2 style="margin-top:0">Questions per day</h2>
