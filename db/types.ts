@@ -139,10 +139,14 @@ export interface ChunksTable {
   created_at: Timestamp;
 }
 
+export type ConversationSource = 'api' | 'widget' | 'voice' | 'sandbox';
+
 export interface ChatSessionsTable {
   id: SessionId;
   org_id: OrgId;
   kb_id: KbId;
+  /** Where the conversation was started (migration 0900); a widget conversation that used voice is voice. */
+  source: Generated<ConversationSource>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -155,7 +159,29 @@ export interface ChatMessagesTable {
   citations: Json<unknown[]>;
   /** A spoken answer stored as heard: cut by barge-in, stop, an upstream drop or the model's limit. */
   interrupted: Generated<boolean>;
+  /** Assistant messages: the answer path refused (migration 0900). */
+  refused: Generated<boolean>;
+  /** Assistant messages: best score among the cited passages; null when refused or not recorded. */
+  support: number | null;
+  /** Assistant messages: the visitor's rating, 1 (up) or -1 (down). */
+  feedback: number | null;
+  feedback_comment: string | null;
+  feedback_at: Timestamp | null;
+  /** User messages: the question's embedding (Float32, little-endian), filled when it is grouped. */
+  embedding: Buffer | null;
+  embedding_model: string | null;
   created_at: Timestamp;
+}
+
+/** Per organisation, KB and UTC day; no foreign key to the KB, so it outlives a deleted KB (migration 0900). */
+export interface UsageDailyTable {
+  org_id: OrgId;
+  kb_id: string;
+  day: ColumnType<unknown, string, string>;
+  questions: Generated<number>;
+  refused: Generated<number>;
+  feedback_up: Generated<number>;
+  feedback_down: Generated<number>;
 }
 
 export interface AppSecretsTable {
@@ -263,6 +289,7 @@ export interface Database {
   voice_sessions: VoiceSessionsTable;
   voice_slots: VoiceSlotsTable;
   voice_provider_refusals: VoiceProviderRefusalsTable;
+  usage_daily: UsageDailyTable;
 }
 
 export type Organization = Selectable<OrganizationsTable>;

@@ -3,7 +3,12 @@ import { collectChat, startChat } from '../src/services/chat/send-chat-message';
 import { collectSearchResponse } from '../src/services/rag/answer-stream';
 import type { Citation } from '../src/services/rag/citations';
 import { startSearch } from '../src/services/rag/search';
+import type { ServiceContext } from '../src/context';
 import { builder } from './builder';
+
+/** The dashboard (signed in with the session cookie, no API key) is the Sandbox; a key is the API. */
+export const chatSource = (ctx: ServiceContext) => (ctx.apiKeyId ? 'api' : 'sandbox');
+const chatAs = (ctx: ServiceContext, input: Parameters<typeof startChat>[1], signal?: AbortSignal) => startChat(ctx, input, signal, chatSource(ctx));
 
 export const CitationRef = builder.objectRef<Citation>('Citation').implement({
   fields: (t) => ({
@@ -44,13 +49,18 @@ const ChatResult = builder.objectRef<{ response: string; session_id: string; cit
 });
 
 type Msg = Awaited<ReturnType<typeof listSessionMessages>>['messages'][number];
-const ChatMessage = builder.objectRef<Msg>('ChatMessage').implement({
+export const FeedbackRatingEnum = builder.enumType('FeedbackRating', { values: ['up', 'down'] as const });
+export const ChatMessage = builder.objectRef<Msg>('ChatMessage').implement({
   fields: (t) => ({
     id: t.exposeID('id'),
     role: t.exposeString('role'),
     content: t.exposeString('content'),
     citations: t.field({ type: [CitationRef], resolve: (m) => m.citations as Citation[] }),
     createdAt: t.field({ type: 'DateTime', resolve: (m) => m.created_at }),
+    refused: t.exposeBoolean('refused', { description: 'An answer that declined (nothing relevant enough in the KB)' }),
+    support: t.exposeFloat('support', { nullable: true, description: "An answer's best cosine similarity to a passage it cites" }),
+    feedback: t.field({ type: FeedbackRatingEnum, nullable: true, description: "The visitor's rating of an answer", resolve: (m) => m.feedback }),
+    feedbackComment: t.exposeString('feedback_comment', { nullable: true }),
   }),
 });
 
@@ -74,7 +84,7 @@ builder.mutationFields((t) => ({
     type: ChatResult,
     args: { kbId: t.arg.id({ required: true }), message: t.arg.string({ required: true }), sessionId: t.arg.id() },
     resolve: async (_r, { kbId, message, sessionId }, ctx) =>
-      collectChat(await startChat(await ctx.auth(), { kb_id: String(kbId), message, ...(sessionId != null ? { session_id: String(sessionId) } : {}) })),
+      collectChat(await chatAs(await ctx.auth(), { kb_id: String(kbId), message, ...(sessionId != null ? { session_id: String(sessionId) } : {}) })),
   }),
   deleteChatSession: t.field({
     type: builder.objectRef<{ success: boolean }>('DeleteChatSessionResult').implement({ fields: (f) => ({ success: f.exposeBoolean('success') }) }),

@@ -7,7 +7,7 @@ import { responseCitations } from '../src/services/rag/answer-stream';
 import type { Citation } from '../src/services/rag/citations';
 import type { AnswerDecision } from '../src/services/rag/answer-stream';
 import { builder } from './builder';
-import { CitationRef } from './answers';
+import { chatSource, CitationRef } from './answers';
 
 const ChatStreamEventType = builder.enumType('ChatStreamEventType', {
   description: 'session first, then citations (the retrieved sources), delta (repeated), and done',
@@ -62,6 +62,7 @@ const ChatStreamEvent = builder.objectRef<{ event: ChatEvent; sessionId: string 
       description: "citations: the answer path's decision (refusal gate and the passages it judged)",
       resolve: ({ event }) => (event.type === 'sources' ? (event.decision ?? null) : null),
     }),
+    messageId: t.id({ nullable: true, description: 'done: the stored answer (conversations list it under this id)', resolve: ({ event }) => (event.type === 'done' ? (event.message_id ?? null) : null) }),
     citations: t.field({
       type: [CitationRef],
       nullable: true,
@@ -86,11 +87,8 @@ builder.subscriptionFields((t) => ({
     subscribe: async (_r, { kbId, message, sessionId }, ctx) => {
       const abort = new AbortController();
       ctx.request.signal?.addEventListener('abort', () => abort.abort());
-      const events = await startChat(
-        await ctx.auth(),
-        { kb_id: String(kbId), message, ...(sessionId != null ? { session_id: String(sessionId) } : {}) },
-        abort.signal,
-      );
+      const svc = await ctx.auth();
+      const events = await startChat(svc, { kb_id: String(kbId), message, ...(sessionId != null ? { session_id: String(sessionId) } : {}) }, abort.signal, chatSource(svc));
       async function* stream(): AsyncGenerator<StreamItem> {
         let session = '';
         try {

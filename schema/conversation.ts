@@ -1,5 +1,7 @@
 /** The Sandbox's view of answers: retrieval with its scores, and a KB's past conversations. */
-import { listConversations } from '../src/services/chat/list-conversations';
+import { CONVERSATION_SOURCES, FEEDBACK_FILTERS, listConversations, type Conversation } from '../src/services/chat/list-conversations';
+import { getConversation } from '../src/services/chat/session-messages';
+import { ChatMessage } from './answers';
 import { retrieveDebug } from '../src/services/rag/retrieve-debug';
 import { builder } from './builder';
 import { DecisionReasonEnum } from './chat-stream';
@@ -29,15 +31,33 @@ const RetrievalRef = builder.objectRef<Awaited<ReturnType<typeof retrieveDebug>>
   }),
 });
 
-type Conversation = Awaited<ReturnType<typeof listConversations>>['conversations'][number];
+export const ConversationSourceEnum = builder.enumType('ConversationSource', {
+  description: 'Where a conversation was started: the chat API, the widget (typed), the widget by voice, or the Sandbox',
+  values: CONVERSATION_SOURCES,
+});
+const FeedbackFilterEnum = builder.enumType('FeedbackFilter', { values: FEEDBACK_FILTERS });
+
 const ConversationRef = builder.objectRef<Conversation>('Conversation').implement({
   description: 'A chat session of a KB (from the API, the widget or the dashboard)',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'The session id: pass it to chat and chatMessages' }),
+    source: t.field({ type: ConversationSourceEnum, resolve: (c) => c.source }),
     createdAt: t.field({ type: 'DateTime', resolve: (c) => c.created_at }),
     updatedAt: t.field({ type: 'DateTime', resolve: (c) => c.updated_at }),
     messageCount: t.exposeInt('message_count'),
+    turnCount: t.exposeInt('turn_count', { description: 'Questions asked' }),
+    refusedCount: t.exposeInt('refused_count', { description: 'Answers that declined' }),
+    feedbackUp: t.exposeInt('feedback_up'),
+    feedbackDown: t.exposeInt('feedback_down'),
     firstQuestion: t.exposeString('first_question', { nullable: true }),
+  }),
+});
+
+const ConversationDetail = builder.objectRef<Awaited<ReturnType<typeof getConversation>>>('ConversationDetail').implement({
+  description: 'A conversation with its transcript',
+  fields: (t) => ({
+    conversation: t.field({ type: ConversationRef, resolve: (c) => c }),
+    messages: t.field({ type: [ChatMessage], resolve: (c) => c.messages }),
   }),
 });
 
@@ -58,8 +78,34 @@ builder.queryFields((t) => ({
   conversations: t.field({
     type: ConversationPage,
     description: "A KB's conversations, most recently active first",
-    args: { kbId: t.arg.id({ required: true }), first: t.arg.int({ defaultValue: 20 }), after: t.arg.string() },
-    resolve: async (_r, { kbId, first, after }, ctx) =>
-      listConversations(await ctx.auth(), { kb_id: String(kbId), limit: first ?? 20, ...(after ? { cursor: after } : {}) }),
+    args: {
+      kbId: t.arg.id({ required: true }),
+      first: t.arg.int({ defaultValue: 20 }),
+      after: t.arg.string(),
+      from: t.arg.string({ description: 'Active on or after (ISO date or date-time)' }),
+      to: t.arg.string({ description: 'Started before the end of (ISO date) or before (date-time)' }),
+      source: t.arg({ type: ConversationSourceEnum }),
+      refused: t.arg.boolean({ description: 'true: with a refused answer; false: none refused' }),
+      feedback: t.arg({ type: FeedbackFilterEnum }),
+      search: t.arg.string({ description: 'Text in any question or answer (case-insensitive)' }),
+    },
+    resolve: async (_r, a, ctx) =>
+      listConversations(await ctx.auth(), {
+        kb_id: String(a.kbId),
+        limit: a.first ?? 20,
+        ...(a.after ? { cursor: a.after } : {}),
+        ...(a.from != null ? { from: a.from } : {}),
+        ...(a.to != null ? { to: a.to } : {}),
+        ...(a.source != null ? { source: a.source } : {}),
+        ...(a.refused != null ? { refused: a.refused } : {}),
+        ...(a.feedback != null ? { feedback: a.feedback } : {}),
+        ...(a.search != null ? { search: a.search } : {}),
+      }),
+  }),
+  conversation: t.field({
+    type: ConversationDetail,
+    description: 'One conversation: source, counts and transcript with each answer\'s sources',
+    args: { kbId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
+    resolve: async (_r, { kbId, id }, ctx) => getConversation(await ctx.auth(), { kb_id: String(kbId), session_id: String(id) }),
   }),
 }));

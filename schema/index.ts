@@ -11,5 +11,6 @@ import './document-page';
 import './usage';
 import './chat-stream';
 import './document-updates';
+import './insights';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -16,6 +16,7 @@ import * as m0702 from './20261125_0702_hnsw_m12';
 import * as m0801 from './20261126_0801_document_identity';
 import * as m0840 from './20261126_0840_voice_real_api';
 import * as m0920 from './20261126_0920_chunk_curation';
+import * as m0900 from './20261126_0900_conversation_insights';
 
 /** Listed explicitly (not read from disk) so migrations work the same under tsx, vitest and bundlers. */
 export const migrations: Record<string, Migration> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '20261126_0801_document_identity': m0801,
   '20261126_0840_voice_real_api': m0840,
   '20261126_0920_chunk_curation': m0920,
+  '20261126_0900_conversation_insights': m0900,
 };

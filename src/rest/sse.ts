@@ -41,7 +41,7 @@ export function sseResponse(
           } else if (e.type === 'delta') {
             await stream.writeSSE({ event: 'delta', data: JSON.stringify({ text: e.text }) });
           } else {
-            await stream.writeSSE({ event: 'done', data: JSON.stringify({ answer: e.answer, citations: responseCitations(e), refused: e.refused, ...extraDone }) });
+            await stream.writeSSE({ event: 'done', data: JSON.stringify({ answer: e.answer, citations: responseCitations(e), refused: e.refused, ...extraDone, ...(e.message_id ? { message_id: e.message_id } : {}) }) });
           }
         }
       } catch (err) {

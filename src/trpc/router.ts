@@ -20,8 +20,11 @@ import { updateKb, ZUpdateKbInput } from '../services/kbs/update-kb';
 import { getOrgSettings, updateOrgSettings, ZUpdateOrgSettingsInput } from '../services/orgs/org-settings';
 import { getOrgUsage } from '../services/voice/voice-usage';
 import { collectChat, startChat, ZChatInput } from '../services/chat/send-chat-message';
-import { deleteSession, listSessionMessages, ZSessionRef } from '../services/chat/session-messages';
-import { collectSearchResponse } from '../services/rag/answer-stream';
+import { deleteSession, getConversation, listSessionMessages, ZSessionRef } from '../services/chat/session-messages';
+import { listConversations, ZListConversationsInput } from '../services/chat/list-conversations';
+import { getActivity, ZActivityInput } from '../services/insights/activity';
+import { listUnansweredQuestions, ZUnansweredInput } from '../services/insights/unanswered-questions';
+import { collectAnswer, collectSearchResponse } from '../services/rag/answer-stream';
 import { startSearch, ZSearchInput } from '../services/rag/search';
 import { authedProcedure, router } from './init';
 
@@ -37,6 +40,12 @@ export const appRouter = router({
   chat: router({
     messages: authedProcedure.input(ZSessionRef).query(({ ctx, input }) => listSessionMessages(ctx.svc, input)),
     deleteSession: authedProcedure.input(ZSessionRef).mutation(({ ctx, input }) => deleteSession(ctx.svc, input)),
+    conversations: authedProcedure.input(ZListConversationsInput).query(({ ctx, input }) => listConversations(ctx.svc, input)),
+    conversation: authedProcedure.input(ZSessionRef).query(({ ctx, input }) => getConversation(ctx.svc, input)),
+  }),
+  insights: router({
+    unanswered: authedProcedure.input(ZUnansweredInput).query(({ ctx, input }) => listUnansweredQuestions(ctx.svc, input)),
+    activity: authedProcedure.input(ZActivityInput).query(({ ctx, input }) => getActivity(ctx.svc, input)),
   }),
   org: router({
     settings: authedProcedure.query(({ ctx }) => getOrgSettings(ctx.svc)),

@@ -191,7 +191,9 @@ describe('POST /api/widget/chat', () => {
     expect(body.messages.map((m: any) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
     expect(body.messages[3].content).toMatch(/47 minutes/);
     expect(Object.keys(body.messages[3].citations[0]).sort()).toEqual(['filename', 'heading', 'marker', 'page', 'snippet', 'url', 'used']);
-    expect(JSON.stringify(body)).not.toMatch(/doc_|chk_|msg_/);
+    // An answer's own message id is its rating handle (POST /api/widget/feedback); nothing else internal.
+    expect(body.messages.filter((m: any) => m.message_id).map((m: any) => m.role)).toEqual(['assistant', 'assistant']);
+    expect(JSON.stringify(body.messages.map(({ message_id, ...m }: any) => m))).not.toMatch(/doc_|chk_|msg_/);
   });
 
   it('refuses missing, malformed, forged, tampered and expired tokens alike (401)', async () => {

@@ -4,7 +4,8 @@ import type { WidgetConfig } from './types';
 
 /** `used: false`: the answer was refused and this is only one of the closest passages found. */
 export type Citation = { marker: number; filename: string; url: string | null; page: number | null; heading: string | null; snippet: string; used?: boolean };
-export type HistoryMessage = { role: 'user' | 'assistant'; content: string; citations: Citation[] };
+export type Rating = 'up' | 'down' | null;
+export type HistoryMessage = { role: 'user' | 'assistant'; content: string; citations: Citation[]; message_id?: string; feedback?: Rating };
 
 export type Session = {
   token: string;
@@ -76,4 +77,9 @@ export async function* chat(
   const res = await post(config, 'chat', body, session.token, signal);
   if (!res.body) throw new WidgetError('server', 'empty response');
   yield* readSse(res.body);
+}
+
+/** A visitor's rating of one answer of this conversation (null clears it). */
+export async function rate(config: WidgetConfig, session: Session, body: { session_id: string; message_id: string; rating: Rating; comment?: string }) {
+  await post(config, 'feedback', body, session.token);
 }

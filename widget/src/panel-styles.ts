@@ -65,6 +65,11 @@ export const PANEL_CSS = `
 .voice-stop{all:unset;cursor:pointer;font-weight:600;font-size:12.5px;padding:4px 10px;border-radius:8px;border:1px solid var(--gw-border);background:var(--gw-bg);color:var(--gw-text)}
 .voice-stop:focus-visible{outline:3px solid var(--gw-focus);outline-offset:1px}
 .msg.user.pending{opacity:.7}
+.rate{display:flex;flex-wrap:wrap;gap:4px;margin-top:8px}
+.rate-btn{all:unset;cursor:pointer;padding:2px 8px;border-radius:8px;border:1px solid var(--gw-border);background:var(--gw-bg)}
+.rate-btn[aria-pressed=true]{border-color:var(--gw-accent);box-shadow:0 0 0 1px var(--gw-accent)}
+.rate-btn:focus-visible,.rate-note:focus-visible{outline:3px solid var(--gw-focus);outline-offset:1px}
+.rate-note{all:unset;box-sizing:border-box;flex:1 1 100%;padding:5px 8px;border:1px solid var(--gw-border);border-radius:8px;background:var(--gw-bg);color:var(--gw-text);font-size:13px}
 .foot{display:flex;justify-content:space-between;gap:8px;padding:0 14px 8px;font-size:11px;color:var(--gw-muted)}
 .count[hidden]{visibility:hidden}
 .count.over{color:#c2410c}

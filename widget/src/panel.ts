@@ -13,7 +13,7 @@
  * widget-voice.js on first use; spoken turns appear as chat bubbles like typed ones, in the same
  * conversation, and the voice state (connecting, listening, thinking, speaking) is shown and announced.
  */
-import { chat, createSession, fetchHistory, WidgetError, type Citation, type HistoryMessage, type Session } from './api';
+import { chat, createSession, fetchHistory, rate, WidgetError, type Citation, type HistoryMessage, type Rating, type Session } from './api';
 import { adoptStyles } from './dom';
 import { icon, ICON_ALERT, ICON_CHAT, ICON_CLOSE, ICON_MIC, ICON_NEW, ICON_SEND } from './icons';
 import { PANEL_CSS } from './panel-styles';
@@ -196,6 +196,41 @@ export function mountPanel(host: PanelHost): PanelController {
     return el;
   }
 
+  /** Thumbs up / down under an answer: toggle buttons (aria-pressed); "not helpful" offers a comment. */
+  function addRating(el: HTMLElement, id: string, initial: Rating = null) {
+    let current = initial;
+    const send = async (rating: Rating, comment?: string) => {
+      const sessionId = store.get();
+      if (!sessionId) return;
+      try {
+        await rate(config, await getSession(), { session_id: sessionId, message_id: id, rating, ...(comment ? { comment } : {}) });
+        current = rating;
+        status.textContent = rating ? 'Thanks for your feedback' : '';
+      } catch {
+        status.textContent = 'Your feedback could not be sent';
+      }
+      sync();
+    };
+    const btn = (r: 'up' | 'down', label: string, icon: string) => {
+      const b = h('button', { type: 'button', class: 'rate-btn', 'aria-label': label }, icon);
+      b.onclick = () => void send(current === r ? null : r);
+      return b;
+    };
+    const up = btn('up', 'Helpful', '👍');
+    const down = btn('down', 'Not helpful', '👎');
+    const note = h('input', { class: 'rate-note', 'aria-label': 'What was missing? (optional)', placeholder: 'What was missing? (optional)', maxlength: '500' });
+    note.onkeydown = (e) => e.key === 'Enter' && note.value.trim() && void send('down', note.value.trim()).then(() => note.remove());
+    const bar = h('div', { class: 'rate', role: 'group', 'aria-label': 'Was this answer helpful?' }, up, down);
+    const sync = () => {
+      up.setAttribute('aria-pressed', String(current === 'up'));
+      down.setAttribute('aria-pressed', String(current === 'down'));
+      if (current === 'down' && !initial) bar.append(note);
+      else note.remove();
+    };
+    sync();
+    el.append(bar);
+  }
+
   function addBot(answer?: string, citations?: Citation[]) {
     const text = h('div', { class: 'text' });
     const el = h('div', { class: 'msg bot' }, text);
@@ -208,13 +243,13 @@ export function mountPanel(host: PanelHost): PanelController {
         streamed.appendData(delta);
         stick();
       },
-      finish(full: string, cited: Citation[]) {
+      finish(full: string, cited: Citation[], id?: string, rating?: Rating) {
         renderAnswer(text, full);
         if (cited.length > 0) el.append(renderSources(cited));
+        if (id) addRating(el, id, rating);
         stick();
       },
     };
-    if (answer !== undefined) bot.finish(answer, citations ?? []);
     return bot;
   }
 
@@ -267,7 +302,7 @@ export function mountPanel(host: PanelHost): PanelController {
   function renderHistory(messages: HistoryMessage[]) {
     for (const m of messages) {
       if (m.role === 'user') addUser(m.content);
-      else addBot(m.content, m.citations);
+      else addBot().finish(m.content, m.citations, m.message_id, m.feedback);
     }
   }
 
@@ -307,7 +342,7 @@ export function mountPanel(host: PanelHost): PanelController {
     }
   }
 
-  type Handlers = { onSession(id: string): void; onDelta(text: string): void; onDone(answer: string, citations: Citation[]): void };
+  type Handlers = { onSession(id: string): void; onDelta(text: string): void; onDone(answer: string, citations: Citation[], id?: string): void };
 
   async function ask(message: string, signal: AbortSignal, on: Handlers, retried = false): Promise<void> {
     const s = await getSession();
@@ -317,7 +352,7 @@ export function mountPanel(host: PanelHost): PanelController {
         const data = JSON.parse(ev.data);
         if (ev.event === 'session') on.onSession(data.session_id);
         else if (ev.event === 'delta') on.onDelta(data.text);
-        else if (ev.event === 'done') return on.onDone(data.answer, data.citations ?? []);
+        else if (ev.event === 'done') return on.onDone(data.answer, data.citations ?? [], data.message_id);
         else if (ev.event === 'error') throw new WidgetError('server', data.error?.message ?? 'error');
       }
       throw new WidgetError('network', 'The answer was interrupted');
@@ -366,9 +401,9 @@ export function mountPanel(host: PanelHost): PanelController {
           typing.remove();
           (bot ??= addBot()).append(delta);
         },
-        onDone: (answer, citations) => {
+        onDone: (answer, citations, id) => {
           typing.remove();
-          (bot ??= addBot()).finish(answer, citations);
+          (bot ??= addBot()).finish(answer, citations, id);
           status.textContent = '';
           status.textContent = `Assistant: ${answer}`;
         },

@@ -10,6 +10,7 @@ import { Me, SignIn, SignOut } from './queries';
 import { DocumentView, KbView } from './documents';
 import { KbListView } from './kbs';
 import { SandboxView } from './sandbox';
+import { ActivityView, ConversationsView, UnansweredView } from './insights';
 import { EmbedView, SettingsView, UsageView } from './workspace';
 import { errorMessage, focusHeading, Notice } from './ui';
 
@@ -91,6 +92,9 @@ function SignInView() {
 const NAV = [
   ['/kbs', 'Knowledge Bases'],
   ['/sandbox', 'Sandbox'],
+  ['/conversations', 'Conversations'],
+  ['/unanswered', 'Unanswered'],
+  ['/activity', 'Activity'],
   ['/embed', 'Embed'],
   ['/settings', 'Settings'],
   ['/usage', 'Usage'],
@@ -101,6 +105,9 @@ function View({ path, o }: { path: string; o: Org }) {
   if (parts[0] === 'kbs' && parts[1] && parts[2] === 'doc' && parts[3]) return <DocumentView kbId={parts[1]} docId={parts[3]} />;
   if (parts[0] === 'kbs' && parts[1]) return <KbView kbId={parts[1]} />;
   if (parts[0] === 'sandbox') return <SandboxView kbId={parts[1]} />;
+  if (parts[0] === 'conversations') return <ConversationsView kbId={parts[1]} sessionId={parts[2]} />;
+  if (parts[0] === 'unanswered') return <UnansweredView kbId={parts[1]} />;
+  if (parts[0] === 'activity') return <ActivityView />;
   if (parts[0] === 'embed') return <EmbedView org={o} />;
   if (parts[0] === 'settings') return <SettingsView org={o} />;
   if (parts[0] === 'usage') return <UsageView org={o} />;

@@ -151,3 +151,44 @@ export const RevokeApiKey = graphql(`mutation RevokeApiKey($id: ID!) { revokeApi
 export const Usage = graphql(`
   query Usage { usage { knowledgeBases maxKnowledgeBases documents maxDocuments questionsAsked voiceMinutes voiceInputTokens voiceOutputTokens } }
 `);
+
+export const ConversationLog = graphql(`
+  query ConversationLog($kbId: ID!, $after: String, $from: String, $to: String, $source: ConversationSource, $refused: Boolean, $feedback: FeedbackFilter, $search: String) {
+    conversations(kbId: $kbId, first: 25, after: $after, from: $from, to: $to, source: $source, refused: $refused, feedback: $feedback, search: $search) {
+      nodes { id source createdAt updatedAt turnCount refusedCount feedbackUp feedbackDown firstQuestion }
+      nextCursor
+    }
+  }
+`);
+
+export const ConversationTranscript = graphql(
+  `
+  query ConversationTranscript($kbId: ID!, $id: ID!) {
+    conversation(kbId: $kbId, id: $id) {
+      conversation { id source createdAt updatedAt turnCount refusedCount feedbackUp feedbackDown }
+      messages { id role content createdAt refused support feedback feedbackComment citations { ...CitationFields } }
+    }
+  }
+`,
+  [CitationFields],
+);
+
+export const Unanswered = graphql(`
+  query Unanswered($kbId: ID!, $from: String, $to: String) {
+    unansweredQuestions(kbId: $kbId, from: $from, to: $to, first: 50) {
+      scanned
+      groups { question count refusedCount lastAskedAt questions { messageId sessionId text askedAt refused support } }
+    }
+  }
+`);
+
+export const ActivityQuery = graphql(`
+  query Activity($kbId: ID, $from: String, $to: String) {
+    activity(kbId: $kbId, from: $from, to: $to) {
+      from to
+      total { questions answered refused feedbackUp feedbackDown }
+      days { day questions answered refused feedbackUp feedbackDown }
+      knowledgeBases { kbId kbName questions answered refused feedbackUp feedbackDown }
+    }
+  }
+`);

@@ -5,7 +5,8 @@
  *
  *   POST /api/widget/session  {org, kb}                  -> {token, expires_at, kb: {id, name}, voice: {available}}
  *   POST /api/widget/chat     {message, session_id?}     -> SSE, the events of /api/rag/chat with stream: true
- *   POST /api/widget/history  {session_id}               -> {session_id, messages: [{role, content, citations}]}
+ *   POST /api/widget/history  {session_id}               -> {session_id, messages: [{role, content, citations, message_id?, feedback?}]}
+ *   POST /api/widget/feedback {session_id, message_id, rating: up|down|null, comment?} -> {message_id, rating, comment}
  *
  * CORS: the request's Origin is echoed (with Vary: Origin) on every response, refusals included, so
  * the widget can read and show why it was refused. That is safe because nothing here relies on
@@ -24,6 +25,7 @@ import type { AppDeps } from '../../context';
 import type { ChatEvent } from '../../services/chat/send-chat-message';
 import { AppError } from '../../errors';
 import { createRateLimiter } from '../../http/rate-limit';
+import { rateAnswer } from '../../services/insights/rate-answer';
 import { authenticateWidget } from '../../services/widget/authenticate-widget';
 import { startWidgetSession } from '../../services/widget/start-widget-session';
 import { startWidgetChat, widgetHistory } from '../../services/widget/widget-chat';
@@ -81,6 +83,12 @@ export function createWidgetApi(deps: AppDeps) {
   });
 
   app.post('/history', async (c) => c.json(await widgetHistory(await auth(c), await jsonBody(c)), 200));
+
+  app.post('/feedback', async (c) => {
+    const caller = await auth(c);
+    await perSession.consume(`session:${caller.claims.jti}`);
+    return c.json(await rateAnswer(caller, await jsonBody(c)), 200);
+  });
 
   app.all('*', (c) => {
     throw new AppError('not_found', `No route for ${c.req.method} ${c.req.path}`);

@@ -7,13 +7,14 @@
 import { z } from 'zod';
 import { condenseQuestion } from '../../ai/condense';
 import type { ServiceContext } from '../../context';
+import type { ConversationSource } from '../../../db/types';
 import type { SessionId } from '../../ids';
 import { parseInput } from '../../validation';
 import { requireKb } from '../kbs/require-kb';
 import { answerStream, responseCitations, type AnswerEvent } from '../rag/answer-stream';
 import { withOrgShare } from '../org-share';
 import { retrieve } from '../rag/retrieve';
-import { appendExchange, loadHistory, openSession } from './sessions';
+import { answerSupport, appendExchange, loadHistory, openSession } from './sessions';
 
 export const MAX_MESSAGE_CHARS = 4000;
 
@@ -30,19 +31,33 @@ export type ChatInput = z.input<typeof ZChatInput>;
 
 export type ChatEvent = { type: 'session'; session_id: SessionId; query: string } | AnswerEvent;
 
-export async function startChat(ctx: ServiceContext, rawInput: ChatInput, signal?: AbortSignal): Promise<AsyncGenerator<ChatEvent>> {
+/**
+ * `source` names the transport a new conversation is listed under (api, widget, sandbox); it is the
+ * caller's fact, not the client's claim, so it is not part of the input.
+ */
+export async function startChat(
+  ctx: ServiceContext,
+  rawInput: ChatInput,
+  signal?: AbortSignal,
+  source: ConversationSource = 'api',
+): Promise<AsyncGenerator<ChatEvent>> {
   const input = parseInput(ZChatInput, rawInput);
   const kb = await requireKb(ctx, input.kb_id);
-  const session = await openSession(ctx, kb, input.session_id);
+  const session = await openSession(ctx, kb, input.session_id, source);
   const history = await loadHistory(ctx, session.id);
   const query = await condenseQuestion({ model: ctx.models.condenseModel, history, followUp: input.message, abortSignal: signal });
   const retrieval = await withOrgShare(ctx, () => retrieve(ctx, kb, query, { topK: input.top_k }));
+
+  const similarity = new Map(retrieval.chunks.map((c) => [String(c.chunk_id), c.dense]));
 
   async function* run(): AsyncGenerator<ChatEvent> {
     yield { type: 'session', session_id: session.id, query };
     for await (const event of answerStream(ctx, { question: input.message, standalone: query, retrieval, history, signal })) {
       if (event.type === 'done') {
-        await appendExchange(ctx, session.id, input.message, { content: event.answer, citations: event.citations });
+        const support = answerSupport(event.refused, event.citations, similarity);
+        const messageId = await appendExchange(ctx, session, input.message, { content: event.answer, citations: event.citations, refused: event.refused, support });
+        yield { ...event, message_id: messageId };
+        continue;
       }
       yield event;
     }

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import type { ServiceContext } from '../../context';
 import { parseInput } from '../../validation';
 import { requireKb } from '../kbs/require-kb';
+import { sql } from 'kysely';
+import { selectConversations, toConversation } from './list-conversations';
 import { requireSession } from './sessions';
 
 export const ZSessionRef = z.object({ kb_id: z.string().min(1), session_id: z.string().min(1) }).strict();
@@ -13,15 +15,32 @@ export async function listSessionMessages(ctx: ServiceContext, rawInput: z.input
   const session = await requireSession(ctx, kb.id, session_id);
   const rows = await ctx.db
     .selectFrom('chat_messages')
-    .selectAll()
+    .select(['id', 'role', 'content', 'citations', 'created_at', 'refused', 'support', 'feedback', 'feedback_comment'])
     .where('session_id', '=', session.id)
     .orderBy('created_at')
     .orderBy('id')
     .execute();
   return {
     session_id: session.id,
-    messages: rows.map((m) => ({ id: m.id, role: m.role, content: m.content, citations: m.citations, created_at: m.created_at.toISOString() })),
+    messages: rows.map((m) => ({
+      id: m.id,
+      role: m.role,
+      content: m.content,
+      citations: m.citations,
+      created_at: m.created_at.toISOString(),
+      refused: m.refused,
+      support: m.support,
+      feedback: m.feedback === 1 ? ('up' as const) : m.feedback === -1 ? ('down' as const) : null,
+      feedback_comment: m.feedback_comment,
+    })),
   };
+}
+
+/** One conversation as the dashboard opens it: its summary (source, counts) and its transcript. */
+export async function getConversation(ctx: ServiceContext, rawInput: z.input<typeof ZSessionRef>) {
+  const { messages, session_id } = await listSessionMessages(ctx, rawInput);
+  const [row] = await selectConversations(ctx, rawInput.kb_id, [sql`s.id = ${session_id}`], 1);
+  return { ...toConversation(row!), messages };
 }
 
 export async function deleteSession(ctx: ServiceContext, rawInput: z.input<typeof ZSessionRef>) {

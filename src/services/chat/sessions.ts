@@ -4,10 +4,11 @@
  */
 import { sql } from 'kysely';
 import type { ServiceContext } from '../../context';
-import type { KnowledgeBase } from '../../../db/types';
+import type { ConversationSource, KnowledgeBase } from '../../../db/types';
 import { notFound } from '../../errors';
-import { isIdOf, newId, type SessionId } from '../../ids';
+import { isIdOf, newId, type MessageId, type SessionId } from '../../ids';
 import type { ChatTurn } from '../../ai/prompts';
+import { addUsage } from '../insights/usage-daily';
 
 /** Turns of history given to the model and the condenser. */
 export const HISTORY_MESSAGES = 12;
@@ -29,11 +30,12 @@ export async function requireSession(ctx: ServiceContext, kbId: string, sessionI
   return session;
 }
 
-export async function openSession(ctx: ServiceContext, kb: KnowledgeBase, sessionId?: string) {
+/** `source` is recorded on a new session only: a conversation keeps the source it was started from. */
+export async function openSession(ctx: ServiceContext, kb: KnowledgeBase, sessionId: string | undefined, source: ConversationSource) {
   if (sessionId) return requireSession(ctx, kb.id, sessionId);
   const session = await ctx.db
     .insertInto('chat_sessions')
-    .values({ id: newId('sess'), org_id: ctx.org.id, kb_id: kb.id, created_at: new Date(), updated_at: new Date() })
+    .values({ id: newId('sess'), org_id: ctx.org.id, kb_id: kb.id, source, created_at: new Date(), updated_at: new Date() })
     .returningAll()
     .executeTakeFirstOrThrow();
   await sql`delete from chat_sessions where id in (
@@ -53,12 +55,25 @@ export async function loadHistory(ctx: ServiceContext, sessionId: SessionId): Pr
   return rows.reverse();
 }
 
+/**
+ * Support of an answer: the best cosine similarity between the question and a passage it cites
+ * (absolute, unlike the fused score, which ranks within one retrieval); null for a refusal.
+ */
+export function answerSupport(refused: boolean, citations: readonly { chunk_id?: unknown }[], similarity: ReadonlyMap<string, number>): number | null {
+  if (refused) return null;
+  const scores = citations.map((c) => similarity.get(String(c.chunk_id))).filter((s): s is number => typeof s === 'number');
+  return scores.length ? Math.max(...scores) : null;
+}
+
+/** Stores a question and its answer, and counts them; returns the answer's message id. */
 export async function appendExchange(
   ctx: ServiceContext,
-  sessionId: SessionId,
+  session: { id: SessionId; kb_id: KnowledgeBase['id'] },
   user: string,
-  assistant: { content: string; citations: unknown[] },
-): Promise<void> {
+  assistant: { content: string; citations: unknown[]; refused: boolean; support: number | null },
+): Promise<MessageId> {
+  const sessionId = session.id;
+  const answerId = newId('msg');
   await ctx.db.transaction().execute(async (trx) => {
     const now = Date.now();
     await trx
@@ -66,18 +81,22 @@ export async function appendExchange(
       .values([
         { id: newId('msg'), session_id: sessionId, role: 'user', content: user, citations: JSON.stringify([]), created_at: new Date(now) },
         {
-          id: newId('msg'),
+          id: answerId,
           session_id: sessionId,
           role: 'assistant',
           content: assistant.content,
           citations: JSON.stringify(assistant.citations),
+          refused: assistant.refused,
+          support: assistant.support,
           created_at: new Date(now + 1),
         },
       ])
       .execute();
+    await addUsage(trx, { org_id: ctx.org.id, kb_id: session.kb_id, at: new Date(now) }, { questions: 1, refused: assistant.refused ? 1 : 0 });
     await trx.updateTable('chat_sessions').set({ updated_at: new Date() }).where('id', '=', sessionId).execute();
     await sql`delete from chat_messages where id in (
         select id from chat_messages where session_id = ${sessionId}
         order by created_at desc, id desc offset ${MAX_MESSAGES_PER_SESSION})`.execute(trx);
   });
+  return answerId;
 }

@@ -35,7 +35,12 @@ export type AnswerDecision = {
 export type AnswerEvent =
   | { type: 'sources'; citations: Citation[]; decision?: AnswerDecision }
   | { type: 'delta'; text: string }
-  | { type: 'done'; answer: string; citations: Citation[]; closest: Citation[]; refused: boolean; gate: AnswerGate };
+  /**
+   * `refused`: this path decided not to answer (its gate, or the model's own "not found"), the flag
+   * Conversations and Unanswered questions read. `message_id`: the stored answer, when a chat stored
+   * it (the widget rates it by this id).
+   */
+  | { type: 'done'; answer: string; citations: Citation[]; closest: Citation[]; refused: boolean; gate: AnswerGate; message_id?: string };
 
 type DoneEvent = Extract<AnswerEvent, { type: 'done' }>;
 

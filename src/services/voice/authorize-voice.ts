@@ -99,7 +99,10 @@ export async function authorizeVoice(
   const ctx = createContext(deps, org, { requestId: request.requestId });
   let chatSessionId: SessionId;
   try {
-    chatSessionId = (await openSession(ctx, kb, request.sessionId ?? undefined)).id;
+    const session = await openSession(ctx, kb, request.sessionId ?? undefined, 'voice');
+    // A typed widget conversation continued by voice is listed as voice: it has a spoken transcript.
+    if (session.source === 'widget') await ctx.db.updateTable('chat_sessions').set({ source: 'voice' }).where('id', '=', session.id).execute();
+    chatSessionId = session.id;
   } catch (err) {
     await slot.release();
     if (err instanceof AppError && err.code === 'not_found') {

@@ -27,7 +27,7 @@ export type WidgetChatInput = z.input<typeof ZWidgetChatInput>;
 export type WidgetChatEvent =
   | Extract<ChatEvent, { type: 'session' | 'delta' }>
   | { type: 'sources'; citations: WidgetCitation[] }
-  | { type: 'done'; answer: string; citations: WidgetCitation[]; closest: WidgetCitation[]; refused: boolean };
+  | { type: 'done'; answer: string; citations: WidgetCitation[]; closest: WidgetCitation[]; refused: boolean; message_id?: string };
 
 export async function startWidgetChat(
   caller: WidgetCaller,
@@ -39,6 +39,7 @@ export async function startWidgetChat(
     caller.ctx,
     { kb_id: caller.kb.id, message: input.message, ...(input.session_id ? { session_id: input.session_id } : {}), stream: true },
     signal,
+    'widget',
   );
   async function* trimmed(): AsyncGenerator<WidgetChatEvent> {
     for await (const e of events) {
@@ -62,6 +63,10 @@ export async function widgetHistory(caller: WidgetCaller, rawInput: z.input<type
     session_id,
     messages: messages
       .slice(-WIDGET_HISTORY_MESSAGES)
-      .map((m) => ({ role: m.role, content: m.content, citations: m.role === 'assistant' ? toWidgetCitations(m.citations) : [] })),
+      .map((m) =>
+        m.role === 'assistant'
+          ? { role: m.role, content: m.content, citations: toWidgetCitations(m.citations), message_id: m.id, feedback: m.feedback }
+          : { role: m.role, content: m.content, citations: [] },
+      ),
   };
 }
