@@ -1,6 +1,7 @@
 /**
  * Opens the service's database from config: real PostgreSQL when DATABASE_URL is set, otherwise the
- * embedded PGlite under DATA_DIR served over the wire protocol in this process.
+ * embedded PGlite under DATA_DIR served over the wire protocol from a worker thread of this process
+ * (db/embedded/database-thread.ts), so no statement ever runs on the caller's event loop.
  *
  * A second process (the CLI) must never open a data directory a running server holds: PGlite has
  * no locking of its own and two writers corrupt it. So `attach: true` connects to the running
@@ -10,7 +11,8 @@ import type pg from 'pg';
 import type { Config } from '../src/config';
 import type { Logger } from '../src/logger';
 import { createDb, createPool, type Db } from './connect';
-import { EmbeddedDatabaseLockedError, openEmbeddedDatabase, readRunningServer } from './embedded/open-embedded';
+import { openEmbeddedDatabaseThread } from './embedded/database-thread';
+import { EmbeddedDatabaseLockedError, readRunningServer } from './embedded/open-embedded';
 import { startAutoAnalyze } from './embedded/auto-analyze';
 import { acquireDataDirLock } from './embedded/data-dir-lock';
 import { unlockStaleJobs } from './embedded/unlock-stale-jobs';
@@ -29,7 +31,12 @@ export type DatabaseHandle = {
 export async function openDatabase(
   config: Config,
   logger: Logger,
-  opts: { migrate?: boolean; attach?: boolean } = {},
+  opts: {
+    migrate?: boolean;
+    attach?: boolean;
+    /** The embedded database's thread died: every query fails from now on (src/runtime.ts exits). */
+    onLost?: (err: Error) => void;
+  } = {},
 ): Promise<DatabaseHandle> {
   const { migrate = true, attach = false } = opts;
   let connectionString: string;
@@ -47,7 +54,7 @@ export async function openDatabase(
       logger.debug({ pid: running.pid, port: running.port }, 'attached to the running embedded database');
     } else {
       const started = Date.now();
-      const embedded = await openEmbeddedDatabase({ dataDir: config.database.dataDir, logger });
+      const embedded = await openEmbeddedDatabaseThread({ dataDir: config.database.dataDir, logger, onExit: opts.onLost });
       connectionString = embedded.connectionString;
       mode = 'embedded';
       closeEmbedded = () => embedded.close();

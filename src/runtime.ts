@@ -20,6 +20,18 @@ export function createAiDeps(config: Config): Pick<AppDeps, 'embeddings' | 'mode
 export async function openRuntime(opts: { config?: Config; logger?: Logger; attach?: boolean; migrate?: boolean } = {}): Promise<Runtime> {
   const config = opts.config ?? loadConfig();
   const logger = opts.logger ?? createLogger(config.logLevel);
-  const database = await openDatabase(config, logger, { attach: opts.attach, migrate: opts.migrate });
+  const database = await openDatabase(config, logger, { attach: opts.attach, migrate: opts.migrate, onLost: (err) => exitOnLostDatabase(logger, err) });
   return { config, logger, database, deps: { db: database.db, config, logger, ...createAiDeps(config) } };
+}
+
+/**
+ * The embedded database's thread died: without it every request and job would only fail, so the
+ * process exits loudly instead of serving errors, and its manager (Procfile, systemd, Docker)
+ * starts it again; the next start recovers the data directory and releases jobs left locked.
+ */
+function exitOnLostDatabase(logger: Logger, err: Error): never {
+  logger.fatal({ err }, 'embedded database stopped; exiting');
+  logger.flush();
+  process.stderr.write(`Groundwork: the embedded database stopped (${err.message}); exiting.\n`);
+  process.exit(1);
 }

@@ -4,7 +4,7 @@
  */
 import { createDb, createPool } from '../../db/connect';
 import { startAutoAnalyze } from '../../db/embedded/auto-analyze';
-import { openEmbeddedDatabase } from '../../db/embedded/open-embedded';
+import { openEmbeddedDatabaseThread } from '../../db/embedded/database-thread';
 import { migrateToLatest } from '../../db/migrate';
 import type { DatabaseHandle } from '../../db/open-database';
 import { loadConfig } from '../../src/config';
@@ -21,7 +21,7 @@ export async function openBenchRuntime(kind: BenchDb, env: Record<string, string
   let database: DatabaseHandle;
   let stopCluster = () => {};
   if (kind === 'embedded') {
-    const embedded = await openEmbeddedDatabase({ dataDir: null });
+    const embedded = await openEmbeddedDatabaseThread({ dataDir: null }); // in its thread, as `npm start` runs it
     const pool = createPool(embedded.connectionString, 10, { embedded: true });
     const db = createDb(pool);
     const analyzer = startAutoAnalyze(pool, createLogger('warn', { stderr: true })); // as db/open-database.ts does

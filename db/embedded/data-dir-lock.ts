@@ -38,6 +38,11 @@ export class EmbeddedDatabaseLockedError extends Error {
   }
 }
 
+/** Where PGlite keeps its files under a data directory; undefined keeps them in memory. */
+export function pgdataOf(dataDir: string | null): string | undefined {
+  return dataDir === null ? undefined : path.join(dataDir, 'pgdata');
+}
+
 export function lockPath(dataDir: string): string {
   return path.join(dataDir, LOCK_FILE_NAME);
 }

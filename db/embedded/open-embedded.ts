@@ -1,7 +1,9 @@
 /**
  * Opens the embedded database: PGlite (PostgreSQL in WASM) with pgvector, persisted under
  * `${dataDir}/pgdata` (or in memory), served over the Postgres wire protocol on a loopback port in
- * this process, so `pg`/Kysely and graphile-worker use it exactly like a real PostgreSQL.
+ * the calling thread, so `pg`/Kysely and graphile-worker use it exactly like a real PostgreSQL.
+ * The service runs it in a worker thread of its own (database-thread.ts, through servePglite);
+ * openEmbeddedDatabase keeps it in the caller's thread, for tests that drive PGlite directly.
  *
  * Guarantees: while open, this process holds `${dataDir}/groundwork.lock` and no other process can
  * open the directory; `close()` stops the wire server, closes PGlite, then releases the lock.
@@ -10,11 +12,10 @@
  * transaction is in the OS page cache, so it survives the process crashing, but not necessarily
  * the machine losing power. Use DATABASE_URL with a real PostgreSQL where that matters.
  */
-import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import type { Logger } from '../../src/logger';
-import { acquireDataDirLock, type DataDirLock } from './data-dir-lock';
+import { acquireDataDirLock, pgdataOf, type DataDirLock } from './data-dir-lock';
 import { startWireServer, type WireServer } from './wire-server';
 
 export { EmbeddedDatabaseLockedError, readRunningServer } from './data-dir-lock';
@@ -36,42 +37,61 @@ export type EmbeddedDatabase = {
 export async function openEmbeddedDatabase({ dataDir, logger }: OpenEmbeddedOptions): Promise<EmbeddedDatabase> {
   // Lock first: even reading a directory another process is writing can fail in odd ways.
   const lock: DataDirLock | null = dataDir === null ? null : acquireDataDirLock(dataDir);
-  let pglite: PGlite | undefined;
-  let server: WireServer | undefined;
+  let served: ServedPglite;
   try {
-    const started = performance.now();
-    pglite = await PGlite.create({
-      dataDir: dataDir === null ? undefined : path.join(dataDir, 'pgdata'),
-      extensions: { vector },
-    });
-    await pglite.exec('CREATE EXTENSION IF NOT EXISTS vector');
-    server = await startWireServer(pglite, { logger });
-    lock?.setPort(server.port);
-    logger?.debug({ dataDir, port: server.port, ms: Math.round(performance.now() - started) }, 'embedded database started');
+    served = await servePglite(pgdataOf(dataDir), logger);
+    lock?.setPort(served.server.port);
   } catch (err) {
-    await server?.close().catch(() => {});
-    await pglite?.close().catch(() => {});
     lock?.release();
     throw err;
   }
 
-  const db = pglite;
-  const wire = server;
   let closing: Promise<void> | undefined;
   return {
-    pglite: db,
-    connectionString: wire.connectionString,
-    port: wire.port,
+    pglite: served.pglite,
+    connectionString: served.server.connectionString,
+    port: served.server.port,
     close() {
-      closing ??= (async () => {
-        try {
-          await wire.close(); // rolls back what disconnected clients left open
-          await db.close();
-        } finally {
-          lock?.release();
-        }
-      })();
+      closing ??= served.close().finally(() => lock?.release());
       return closing;
+    },
+  };
+}
+
+export type ServedPglite = {
+  pglite: PGlite;
+  server: WireServer;
+  /** Stops the wire server (rolling back what disconnected clients left open), then closes PGlite. */
+  close(): Promise<void>;
+};
+
+/**
+ * PGlite with pgvector, served over the wire protocol on a loopback port, both in the calling
+ * thread. No lock: the caller holds the data directory's (openEmbeddedDatabase here, or the thread
+ * owner in database-thread.ts).
+ */
+export async function servePglite(pgdata: string | undefined, logger?: OpenEmbeddedOptions['logger']): Promise<ServedPglite> {
+  let pglite: PGlite | undefined;
+  let server: WireServer | undefined;
+  try {
+    const started = performance.now();
+    pglite = await PGlite.create({ dataDir: pgdata, extensions: { vector } });
+    await pglite.exec('CREATE EXTENSION IF NOT EXISTS vector');
+    server = await startWireServer(pglite, { logger });
+    logger?.debug({ pgdata, port: server.port, ms: Math.round(performance.now() - started) }, 'embedded database started');
+  } catch (err) {
+    await server?.close().catch(() => {});
+    await pglite?.close().catch(() => {});
+    throw err;
+  }
+  const db = pglite;
+  const wire = server;
+  return {
+    pglite: db,
+    server: wire,
+    async close() {
+      await wire.close();
+      await db.close();
     },
   };
 }

@@ -15,8 +15,9 @@ export const testDbKind: TestDbKind = process.env.TEST_DB === 'embedded' ? 'embe
 
 export async function createTestDatabase(kind: TestDbKind = testDbKind): Promise<DatabaseHandle> {
   if (kind === 'embedded') {
-    const { openEmbeddedDatabase } = await import('../../db/embedded/open-embedded');
-    const embedded = await openEmbeddedDatabase({ dataDir: null });
+    // In its own thread, as `npm start` runs it (db/open-database.ts).
+    const { openEmbeddedDatabaseThread } = await import('../../db/embedded/database-thread');
+    const embedded = await openEmbeddedDatabaseThread({ dataDir: null });
     const pool = createPool(embedded.connectionString, 10, { embedded: true });
     const db = createDb(pool);
     await migrateToLatest(db, pool, { exclusive: false });

@@ -25,9 +25,11 @@ export type EmbeddedChunk = Chunk & { embedding: Float32Array | null };
 const BATCH = 1000;
 /**
  * Rows per statement on the embedded database for a big document (storeChunksInSteps). Each
- * statement runs whole on the web process's thread (PGlite is WASM there), about 8 ms a row once the
- * HNSW index is large: 200 rows stalled voice relays in that process for up to 1.2-3.7 s, 25 rows
- * for at most ~250 ms, and the 619-page PDF took as long (docs/voice.md, 25 Nov).
+ * statement holds the one PGlite session whole, about 8 ms a row once the HNSW index is large, so
+ * every other query waits behind it. Until 26 Nov it also held the web process's event loop
+ * (PGlite ran on that thread): 200 rows stalled voice relays for up to 1.2-3.7 s, 25 rows for at
+ * most ~250 ms, and the 619-page PDF took as long (docs/voice.md, 25 Nov). PGlite now has its own
+ * thread (db/embedded/database-thread.ts); 25 still bounds how long a search queues behind a step.
  */
 const STEP = 25;
 

@@ -1,0 +1,117 @@
+/**
+ * The embedded database in its worker thread (db/embedded/database-thread.ts): the data-directory
+ * lock as before, statements that no longer hold the caller's event loop, a failed start that
+ * leaves nothing behind, and a dying thread that fails queries at once and says so.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { lockPath } from '../../db/embedded/data-dir-lock';
+import { openEmbeddedDatabaseThread } from '../../db/embedded/database-thread';
+import { EmbeddedDatabaseLockedError, openEmbeddedDatabase, readRunningServer } from '../../db/embedded/open-embedded';
+
+const tempDirs: string[] = [];
+function tempDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-db-thread-'));
+  tempDirs.push(dir);
+  return dir;
+}
+afterAll(() => {
+  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('openEmbeddedDatabaseThread', () => {
+  it('holds the data directory, serves queries from its thread, and gives the directory back on close', async () => {
+    const dir = tempDir();
+    const embedded = await openEmbeddedDatabaseThread({ dataDir: dir });
+    let thread = embedded.thread;
+    try {
+      expect(readRunningServer(dir)).toEqual({ pid: process.pid, port: embedded.port });
+      await expect(openEmbeddedDatabase({ dataDir: dir })).rejects.toBeInstanceOf(EmbeddedDatabaseLockedError);
+      await expect(openEmbeddedDatabaseThread({ dataDir: dir })).rejects.toBeInstanceOf(EmbeddedDatabaseLockedError);
+
+      const pool = new pg.Pool({ connectionString: embedded.connectionString, max: 2 });
+      await pool.query('create table notes (id int primary key, embedding vector(3))');
+      await pool.query(`insert into notes values (1, '[1,2,3]')`);
+      await pool.end();
+    } finally {
+      await embedded.close();
+    }
+    expect(fs.existsSync(lockPath(dir))).toBe(false);
+    expect(thread.threadId).toBe(-1); // the thread has ended
+
+    const reopened = await openEmbeddedDatabaseThread({ dataDir: dir });
+    thread = reopened.thread;
+    try {
+      const client = new pg.Client({ connectionString: reopened.connectionString });
+      await client.connect();
+      const { rows } = await client.query(`select id, embedding <-> '[1,2,4]' as distance from notes`);
+      await client.end();
+      expect(rows).toEqual([{ id: 1, distance: 1 }]);
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it("runs a long statement without holding the caller's event loop", async () => {
+    const embedded = await openEmbeddedDatabaseThread({ dataDir: null });
+    const client = new pg.Client({ connectionString: embedded.connectionString });
+    try {
+      await client.connect();
+      let last = performance.now();
+      let maxGap = 0;
+      const ticker = setInterval(() => {
+        const now = performance.now();
+        maxGap = Math.max(maxGap, now - last);
+        last = now;
+      }, 5);
+      const t0 = performance.now();
+      await client.query('select count(*) from generate_series(1, 4000000) g where g % 7 = 3');
+      const statementMs = performance.now() - t0;
+      clearInterval(ticker);
+      // In the caller's thread the loop would wait the whole statement: the gap would be ~statementMs.
+      expect(statementMs).toBeGreaterThan(100);
+      expect(maxGap).toBeLessThan(statementMs / 2);
+    } finally {
+      await client.end().catch(() => {});
+      await embedded.close();
+    }
+  });
+
+  it('fails to open cleanly: the error comes back and the lock is released', async () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'pgdata'), 'not a directory');
+    await expect(openEmbeddedDatabaseThread({ dataDir: dir })).rejects.toThrow();
+    expect(fs.existsSync(lockPath(dir))).toBe(false);
+  });
+
+  it('reports a dying thread once, and queries fail at once instead of hanging', async () => {
+    const lost: Error[] = [];
+    const logged: string[] = [];
+    const logger = { debug() {}, info() {}, warn() {}, error: (_: unknown, msg?: string) => void logged.push(msg ?? '') };
+    const embedded = await openEmbeddedDatabaseThread({ dataDir: null, logger: logger as never, onExit: (err) => lost.push(err) });
+    const pool = new pg.Pool({ connectionString: embedded.connectionString, max: 2 });
+    pool.on('error', () => {});
+    try {
+      await pool.query('select 1');
+      const busy = pool.query('select count(*) from generate_series(1, 50000000)').then(
+        () => null,
+        (err: Error) => err,
+      );
+      await new Promise((r) => setTimeout(r, 50));
+      await embedded.thread.terminate(); // as a WASM abort or an escaped exception would end it
+
+      expect(await busy).toBeInstanceOf(Error);
+      await expect(pool.query('select 1')).rejects.toThrow(/ECONNREFUSED|terminated|closed|ECONNRESET/);
+      expect(lost).toHaveLength(1);
+      expect(lost[0]!.message).toMatch(/embedded database thread exited/);
+      expect(logged).toContain('embedded database thread died');
+    } finally {
+      await pool.end().catch(() => {});
+      await embedded.close(); // after a death: nothing left to close, and no second report
+    }
+    expect(lost).toHaveLength(1);
+  });
+});
