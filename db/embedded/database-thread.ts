@@ -31,7 +31,7 @@ export type FromThread =
   | { type: 'closed' };
 
 /** What the thread starts with (its workerData). */
-export type ThreadData = { entry: string; pgdata: string | undefined; loadDataDir: Uint8Array | undefined };
+export type ThreadData = { entry: string; pgdata: string | undefined; loadDataDir: Uint8Array<ArrayBuffer> | undefined };
 
 export type EmbeddedDatabaseThread = {
   /** `postgres://postgres@127.0.0.1:<port>/postgres`; no password, loopback only. */
@@ -52,7 +52,7 @@ export type OpenEmbeddedThreadOptions = {
    * Start from this `dumpDataDir()` tarball instead of initdb (servePglite's loadDataDir): bytes
    * rather than a Blob so it crosses to the thread as a plain copy. Only for a new database.
    */
-  loadDataDir?: Uint8Array;
+  loadDataDir?: Uint8Array<ArrayBuffer>;
 };
 
 /** How long close() waits for PGlite to close cleanly before ending the thread anyway. */

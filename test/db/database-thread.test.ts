@@ -119,7 +119,7 @@ describe('openEmbeddedDatabaseThread', () => {
 
   it('starts from a dumpDataDir() tarball: its tables and pgvector are there, no initdb', async () => {
     const source = await openEmbeddedDatabase({ dataDir: null });
-    let tarball: Uint8Array;
+    let tarball: Uint8Array<ArrayBuffer>;
     try {
       await source.pglite.exec(`create table notes (id int primary key, embedding vector(3)); insert into notes values (1, '[1,2,3]')`);
       tarball = new Uint8Array(await (await source.pglite.dumpDataDir('none')).arrayBuffer());
