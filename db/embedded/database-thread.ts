@@ -30,6 +30,9 @@ export type FromThread =
   | { type: 'log'; level: keyof ThreadLogger; obj: unknown; msg?: string }
   | { type: 'closed' };
 
+/** What the thread starts with (its workerData). */
+export type ThreadData = { entry: string; pgdata: string | undefined; loadDataDir: Uint8Array<ArrayBuffer> | undefined };
+
 export type EmbeddedDatabaseThread = {
   /** `postgres://postgres@127.0.0.1:<port>/postgres`; no password, loopback only. */
   connectionString: string;
@@ -45,6 +48,11 @@ export type OpenEmbeddedThreadOptions = {
   logger?: ThreadLogger;
   /** The thread ended without close(): the database is gone. Called once. */
   onExit?: (err: Error) => void;
+  /**
+   * Start from this `dumpDataDir()` tarball instead of initdb (servePglite's loadDataDir): bytes
+   * rather than a Blob so it crosses to the thread as a plain copy. Only for a new database.
+   */
+  loadDataDir?: Uint8Array<ArrayBuffer>;
 };
 
 /** How long close() waits for PGlite to close cleanly before ending the thread anyway. */
@@ -53,11 +61,11 @@ const CLOSE_TIMEOUT_MS = 15_000;
 const BOOT = new URL('./database-thread.boot.mjs', import.meta.url);
 const ENTRY = new URL('./database-thread.worker.ts', import.meta.url).href;
 
-export async function openEmbeddedDatabaseThread({ dataDir, logger, onExit }: OpenEmbeddedThreadOptions): Promise<EmbeddedDatabaseThread> {
+export async function openEmbeddedDatabaseThread({ dataDir, logger, onExit, loadDataDir }: OpenEmbeddedThreadOptions): Promise<EmbeddedDatabaseThread> {
   const lock: DataDirLock | null = dataDir === null ? null : acquireDataDirLock(dataDir);
   const started = performance.now();
   // stdout/stderr go straight to the process's; env is shared so config reads the same values.
-  const thread = new Worker(BOOT, { workerData: { entry: ENTRY, pgdata: pgdataOf(dataDir) } });
+  const thread = new Worker(BOOT, { workerData: { entry: ENTRY, pgdata: pgdataOf(dataDir), loadDataDir } satisfies ThreadData });
 
   let state: 'starting' | 'open' | 'closing' | 'gone' = 'starting';
   let closed: () => void = () => {};

@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { servePglite } from './open-embedded';
-import type { FromThread, ThreadLogger, ToThread } from './database-thread';
+import type { FromThread, ThreadData, ThreadLogger, ToThread } from './database-thread';
 
 const port = parentPort!;
 const send = (message: FromThread) => port.postMessage(message);
@@ -23,7 +23,8 @@ const log =
 const logger: ThreadLogger = { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
 
 try {
-  const served = await servePglite((workerData as { pgdata?: string }).pgdata, logger);
+  const { pgdata, loadDataDir } = workerData as ThreadData;
+  const served = await servePglite(pgdata, logger, { loadDataDir: loadDataDir && new Blob([loadDataDir]) });
   port.on('message', (message: ToThread) => {
     if (message.type !== 'close') return;
     served.close().then(

@@ -7,10 +7,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { lockPath } from '../../db/embedded/data-dir-lock';
 import { openEmbeddedDatabaseThread } from '../../db/embedded/database-thread';
 import { EmbeddedDatabaseLockedError, openEmbeddedDatabase, readRunningServer } from '../../db/embedded/open-embedded';
+import { isMigrated } from '../../db/migrate';
+import { createTestDatabase } from '../helpers/test-database';
 
 const tempDirs: string[] = [];
 function tempDir(): string {
@@ -114,5 +116,51 @@ describe('openEmbeddedDatabaseThread', { timeout: 300_000 }, () => {
       await embedded.close(); // after a death: nothing left to close, and no second report
     }
     expect(lost).toHaveLength(1);
+  });
+
+  it('starts from a dumpDataDir() tarball: its tables and pgvector are there, no initdb', async () => {
+    const source = await openEmbeddedDatabase({ dataDir: null });
+    let tarball: Uint8Array<ArrayBuffer>;
+    try {
+      await source.pglite.exec(`create table notes (id int primary key, embedding vector(3)); insert into notes values (1, '[1,2,3]')`);
+      tarball = new Uint8Array(await (await source.pglite.dumpDataDir('none')).arrayBuffer());
+    } finally {
+      await source.close();
+    }
+    const embedded = await openEmbeddedDatabaseThread({ dataDir: null, loadDataDir: tarball });
+    try {
+      const client = new pg.Client({ connectionString: embedded.connectionString });
+      await client.connect();
+      const { rows } = await client.query(`select id, embedding <-> '[1,2,4]' as distance from notes`);
+      await client.end();
+      expect(rows).toEqual([{ id: 1, distance: 1 }]);
+    } finally {
+      await embedded.close();
+    }
+  });
+
+  it('refuses a tarball over a data directory that already holds a database, and releases the lock', async () => {
+    const dir = tempDir();
+    await (await openEmbeddedDatabaseThread({ dataDir: dir })).close();
+    const source = await openEmbeddedDatabase({ dataDir: null });
+    const tarball = new Uint8Array(await (await source.pglite.dumpDataDir('none')).arrayBuffer());
+    await source.close();
+    await expect(openEmbeddedDatabaseThread({ dataDir: dir, loadDataDir: tarball })).rejects.toThrow(/already exists/);
+    expect(fs.existsSync(lockPath(dir))).toBe(false);
+  });
+});
+
+describe('createTestDatabase on the embedded project', () => {
+  it('opens from the run snapshot fully migrated, graphile-worker schema included', async () => {
+    expect(inject('embeddedSnapshot')).toMatch(/pgdata\.tar$/); // global setup made one
+    const handle = await createTestDatabase('embedded');
+    try {
+      expect(await isMigrated(handle.db)).toBe(true);
+      const { rows } = await handle.pool.query(`select count(*)::int as n from graphile_worker.migrations`);
+      expect(rows[0].n).toBeGreaterThan(0);
+      await handle.pool.query(`select '[1,2,3]'::vector(3)`);
+    } finally {
+      await handle.close();
+    }
   });
 });

@@ -1,8 +1,10 @@
 /**
  * An isolated, migrated database for one test file: a clone of the run's template on PostgreSQL,
- * or a fresh in-memory embedded PGlite served over its wire protocol (TEST_DB=embedded).
+ * or an in-memory embedded PGlite served over its wire protocol (TEST_DB=embedded), started from the
+ * run's migrated snapshot.
  */
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { createDb, createPool, type Db } from '../../db/connect';
@@ -15,12 +17,16 @@ export const testDbKind: TestDbKind = process.env.TEST_DB === 'embedded' ? 'embe
 
 export async function createTestDatabase(kind: TestDbKind = testDbKind): Promise<DatabaseHandle> {
   if (kind === 'embedded') {
-    // In its own thread, as `npm start` runs it (db/open-database.ts).
+    // In its own thread, as `npm start` runs it (db/open-database.ts). In the `embedded` project it
+    // starts from the run's migrated snapshot (test/infra/embedded-snapshot.ts), skipping initdb
+    // and migrations; elsewhere it is created and migrated here.
     const { openEmbeddedDatabaseThread } = await import('../../db/embedded/database-thread');
-    const embedded = await openEmbeddedDatabaseThread({ dataDir: null });
+    const snapshot = inject('embeddedSnapshot');
+    const loadDataDir = snapshot ? new Uint8Array(await readFile(snapshot)) : undefined;
+    const embedded = await openEmbeddedDatabaseThread({ dataDir: null, loadDataDir });
     const pool = createPool(embedded.connectionString, 10, { embedded: true });
     const db = createDb(pool);
-    await migrateToLatest(db, pool, { exclusive: false });
+    if (!loadDataDir) await migrateToLatest(db, pool, { exclusive: false });
     return {
       db,
       pool,

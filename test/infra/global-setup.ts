@@ -7,12 +7,15 @@ import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { createDb, createPool } from '../../db/connect';
 import { migrateToLatest } from '../../db/migrate';
+import { createEmbeddedSnapshot } from './embedded-snapshot';
 import { startThrowawayCluster } from './postgres-cluster';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     pgAdminUrl: string;
     pgTemplate: string;
+    /** The `embedded` project's migrated PGlite tarball (embedded-snapshot.ts); unset elsewhere. */
+    embeddedSnapshot: string | undefined;
   }
 }
 
@@ -42,7 +45,11 @@ export default async function setup(project: TestProject) {
   project.provide('pgAdminUrl', adminUrl);
   project.provide('pgTemplate', TEMPLATE);
 
+  const snapshot = project.config.env?.TEST_DB === 'embedded' ? await createEmbeddedSnapshot() : null;
+  project.provide('embeddedSnapshot', snapshot?.path);
+
   return async () => {
+    snapshot?.remove();
     if (cluster) {
       cluster.stop();
     } else {
