@@ -43,10 +43,18 @@ export async function startWidgetChat(
   );
   async function* trimmed(): AsyncGenerator<WidgetChatEvent> {
     for await (const e of events) {
-      if (e.type === 'sources') yield { ...e, citations: e.citations.map(toWidgetCitation) };
+      // The Sandbox's decision (chunk ids, scores, passage text) never reaches a visitor.
+      if (e.type === 'sources') yield { type: 'sources', citations: e.citations.map(toWidgetCitation) };
       // A refusal still shows the visitor the closest passages (used: false); the gate's scores stay here.
       else if (e.type === 'done')
-        yield { type: 'done', answer: e.answer, citations: e.citations.map(toWidgetCitation), closest: e.closest.map(toWidgetCitation), refused: e.refused };
+        yield {
+          type: 'done',
+          answer: e.answer,
+          citations: e.citations.map(toWidgetCitation),
+          closest: e.closest.map(toWidgetCitation),
+          refused: e.refused,
+          ...(e.message_id ? { message_id: e.message_id } : {}),
+        };
       else yield e;
     }
   }
