@@ -308,14 +308,14 @@ describe('start URL failures', () => {
     expect(error).toMatchObject({ code: 'unsupported_content_type' });
   });
 
-  it('a closed port is a transient network error', async () => {
+  it('a closed port fails at once: nothing listens there, so retrying for minutes helps nobody', async () => {
     const probe = createServer();
     await new Promise<void>((ok) => probe.listen(0, '127.0.0.1', ok));
     const { port } = probe.address() as { port: number };
     await new Promise<void>((ok) => probe.close(() => ok()));
     const error = await failure(crawlSite({ url: `http://127.0.0.1:${port}/`, allowPrivate: true, timeoutMs: 2_000 }));
-    expect(error).toBeInstanceOf(CrawlTransientError);
-    expect(error).toMatchObject({ code: 'network_error' });
+    expect(error).toBeInstanceOf(CrawlPermanentError);
+    expect(error).toMatchObject({ code: 'connection_refused' });
   });
 
   it('a slow start page times out (transient)', async () => {

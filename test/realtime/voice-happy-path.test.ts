@@ -56,7 +56,7 @@ describe('voice gateway: a spoken question', () => {
     expect(citations.citations).toEqual([
       expect.objectContaining({ marker: 1, filename: 'zephyr.md', heading: expect.stringMatching(/Flight/), snippet: expect.stringMatching(/47 minutes/) }),
     ]);
-    expect(Object.keys(citations.citations[0]).sort()).toEqual(['filename', 'heading', 'marker', 'page', 'snippet', 'url']);
+    expect(Object.keys(citations.citations[0]).sort()).toEqual(['filename', 'heading', 'marker', 'page', 'snippet', 'url', 'used']);
     // Live deltas came before the finals.
     expect(client.messages.some((m) => m.type === 'transcript' && m.role === 'user' && m.delta)).toBe(true);
     expect(client.messages.filter((m) => m.type === 'transcript' && m.role === 'assistant' && m.delta).map((m) => m.delta).join('')).toBe(answer.text);
@@ -132,7 +132,9 @@ describe('voice gateway: a spoken question', () => {
 
     const refusedChat = await w.chat(token, { message: 'What is the capital of Peru?' });
     const refusedAnswer = refusedChat.events.find((e) => e.event === 'done')!.data;
-    expect(refusedAnswer.citations).toEqual([]);
+    // Text chat refuses, showing its closest passages as not used; voice refuses the same question.
+    expect(refusedAnswer.refused).toBe(true);
+    expect(refusedAnswer.citations.every((c: any) => c.used === false)).toBe(true);
     await client.stream(question(), 100);
     const second = await client.next((m) => m.type === 'transcript' && m.role === 'assistant' && m.final && m.text !== client.messages.find((x) => x.final && x.role === 'assistant')!.text);
     expect(JSON.parse(upstream.toolCalls[1]!.output!)).toMatchObject({ found: false, passages: [] });
