@@ -99,6 +99,27 @@ describe('document identity', () => {
     expect(identityContext(fromMd)).toContain('Tessaract Pumps');
   });
 
+  it('does not take the section headings of a transcript for its subject', async () => {
+    // A cover whose largest line names the kind, then section headings in large type that the
+    // body never repeats as names ("presentation" only as a word): the file name says whose.
+    const cover: PdfLine[] = [
+      { text: 'Q2 2024 Kestrel Looms Earnings Call', y: 740, size: 23 },
+      { text: 'Edited transcript of the earnings conference call or presentation held on 2 August 2024', y: 700 },
+      { text: 'Corporate Participants', y: 660, size: 17 },
+      { text: 'Ada Brunner - Chief Executive Officer', y: 640 },
+      { text: 'Presentation', y: 600, size: 17 },
+      { text: 'Good day and welcome to the call. The presentation slides are on our website.', y: 580 },
+    ];
+    const pages = [cover, ...BODY.map((t, i) => bodyPage(i + 2, null, t))];
+    const parsed = await parsePdf(pdfWithPages(pages, {}));
+    const filename = 'Q2 2024 Kestrel Looms Earnings Call.pdf';
+    const identity = documentIdentity(parsed, upload(filename))!;
+    expect(identity.subject).not.toMatch(/presentation|participants/i);
+    expect(identity).toMatchObject({ source: 'filename', kind: 'Earnings Call', period: 'Q2 2024' });
+    // Nothing beyond what the title says is indexed with every chunk.
+    expect(identityContext(identity, { besides: 'Q2 2024 Kestrel Looms Earnings Call' })).toBe('');
+  });
+
   it('gives plain text without headings no identity: a paragraph is not a title', async () => {
     const txt = await parseTxt(Buffer.from('The treaty was signed in 1995 after a long agreement process.\n\nIt entered into force two years later.'));
     expect(documentIdentity(txt, upload('notes-0001.txt'))).toBeNull();
