@@ -110,11 +110,14 @@ export function identityContext(identity: DocumentIdentity | null | undefined, o
   const said = new Set((opts.besides ?? '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
   const adds = (part: string) => (part.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).some((w) => !said.has(w));
   // The running header is context only when it is what names the subject.
-  // A title that names a period already says which: the identity's period, often read from that
-  // very title and re-written ("Q3 FY23" as "Q3 2023"), would only blur it (measured: the "Q3 FY23"
-  // release then took two "Q3 2023" questions from the Q3 2023 call of another company).
-  const titled = !!opts.besides && findPeriods(opts.besides, { lenient: true }).length > 0;
-  const parts = [identity.subject, identity.kind, titled ? null : identity.period, ...(identity.source === 'running' ? identity.running.slice(1) : [])];
+  // A title that names the same period already says which: the identity's period, often read from
+  // that very title and re-written ("Q3 FY23" as "Q3 2023"), would only blur it (measured: the
+  // "Q3 FY23" release then took two "Q3 2023" questions from another company's Q3 2023 call). A
+  // title naming another period (a filing date, "filed 02/09/2023") does not say the period covered.
+  const titlePeriods = opts.besides ? findPeriods(opts.besides, { lenient: true }) : [];
+  const own = identity.period ? findPeriods(identity.period, { lenient: true }) : [];
+  const sameAsTitle = own.length > 0 && own.every((p) => titlePeriods.some((t) => t.year === p.year && t.quarter === p.quarter));
+  const parts = [identity.subject, identity.kind, sameAsTitle ? null : identity.period, ...(identity.source === 'running' ? identity.running.slice(1) : [])];
   return parts.filter((p): p is string => !!p && adds(p)).join(' · ');
 }
 

@@ -120,6 +120,13 @@ describe('document identity', () => {
     expect(identityContext(identity, { besides: 'Q2 2024 Kestrel Looms Earnings Call' })).toBe('');
   });
 
+  it('leaves out a period the title already names, and keeps one the title does not (a filing date)', () => {
+    const identity = { subject: 'Kestrel Looms Inc', kind: 'Form 10-K', period: 'Q3 2023', headline: [], running: [], source: 'caption' as const };
+    expect(identityContext(identity, { besides: 'Q3 FY23 Kestrel Looms Earnings Call' })).not.toContain('2023');
+    const annual = { ...identity, period: 'fiscal year ended December 31, 2022 (fiscal year 2022)' };
+    expect(identityContext(annual, { besides: 'Form 10-K for Kestrel Looms filed 02/09/2023' })).toContain('fiscal year 2022');
+  });
+
   it('gives plain text without headings no identity: a paragraph is not a title', async () => {
     const txt = await parseTxt(Buffer.from('The treaty was signed in 1995 after a long agreement process.\n\nIt entered into force two years later.'));
     expect(documentIdentity(txt, upload('notes-0001.txt'))).toBeNull();
