@@ -59,9 +59,10 @@ export function documentIdentity(parsed: ParsedDocument, doc: { filename: string
   // Without a cover (no cues), only headings and the title are the document speaking of itself:
   // a plain paragraph's "agreement" or "1995" is not its kind or period.
   const lines = opening.filter((o) => parsed.cues || o.size === HEADING).map((o) => o.text);
+  const label = labels(parsed);
   const running = (parsed.cues?.running ?? [])
     .map((t) => collapseWhitespace(t))
-    .filter((t) => t.length <= MAX_LINE && hasWords(t) && !BOILERPLATE.test(t))
+    .filter((t) => t.length <= MAX_LINE && hasWords(t) && !BOILERPLATE.test(t) && !label(t))
     .slice(0, MAX_RUNNING);
   const title = parsed.title ? collapseWhitespace(parsed.title) : undefined;
   const fromName = doc.source === 'upload' ? titleFromFilename(doc.filename) : undefined;
@@ -73,7 +74,7 @@ export function documentIdentity(parsed: ParsedDocument, doc: { filename: string
   let source: DocumentIdentity['source'] = null;
   const captioned = captionedName(lines);
   if (captioned) [subject, source] = [captioned, 'caption'];
-  const prominent = prominentLines(opening).filter((l) => !KIND.test(l) && !PERIOD_ENDED.test(l) && !BOILERPLATE.test(l));
+  const prominent = prominentLines(opening).filter((l) => !KIND.test(l) && !PERIOD_ENDED.test(l) && !BOILERPLATE.test(l) && !label(l));
   if (!subject) {
     const best = mostRepeated(prominent, parsed);
     if (best) [subject, source] = [best, 'cover'];
@@ -81,6 +82,10 @@ export function documentIdentity(parsed: ParsedDocument, doc: { filename: string
   if (!subject && running[0]) [subject, source] = [running[0], 'running'];
   if (!subject && title) [subject, source] = [title, 'title'];
   if (!subject && fromName) [subject, source] = [fromName, 'filename'];
+  // A cover line the body never repeats is as likely a section heading ("Presentation",
+  // "Corporate Participants" atop a transcript) as a name: only when nothing better says whose.
+  const unrepeated = prominent.find((c) => c.length <= MAX_LINE);
+  if (!subject && unrepeated) [subject, source] = [unrepeated, 'cover'];
 
   const period = findPeriod([...lines, ...running, title ?? '', fromName ?? '']);
   const headline = prominent
@@ -105,7 +110,14 @@ export function identityContext(identity: DocumentIdentity | null | undefined, o
   const said = new Set((opts.besides ?? '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
   const adds = (part: string) => (part.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).some((w) => !said.has(w));
   // The running header is context only when it is what names the subject.
-  const parts = [identity.subject, identity.kind, identity.period, ...(identity.source === 'running' ? identity.running.slice(1) : [])];
+  // A title that names the same period already says which: the identity's period, often read from
+  // that very title and re-written ("Q3 FY23" as "Q3 2023"), would only blur it (measured: the
+  // "Q3 FY23" release then took two "Q3 2023" questions from another company's Q3 2023 call). A
+  // title naming another period (a filing date, "filed 02/09/2023") does not say the period covered.
+  const titlePeriods = opts.besides ? findPeriods(opts.besides, { lenient: true }) : [];
+  const own = identity.period ? findPeriods(identity.period, { lenient: true }) : [];
+  const sameAsTitle = own.length > 0 && own.every((p) => titlePeriods.some((t) => t.year === p.year && t.quarter === p.quarter));
+  const parts = [identity.subject, identity.kind, sameAsTitle ? null : identity.period, ...(identity.source === 'running' ? identity.running.slice(1) : [])];
   return parts.filter((p): p is string => !!p && adds(p)).join(' · ');
 }
 
@@ -157,32 +169,41 @@ function prominentLines(opening: Array<{ text: string; size?: number }>): string
     .map((o) => o.text);
 }
 
-/** The candidate the document's body names most often (case aside), if any is named twice. */
-function mostRepeated(candidates: string[], parsed: ParsedDocument): string | null {
-  if (candidates.length === 0) return null;
-  const sample = parsed.sections
-    .slice(0, 2000)
-    .map((s) => s.text.toLowerCase())
-    .join('\n');
-  // A line the body repeats as a paragraph of its own is a label ("Operator", "Presentation"), not a name.
+/**
+ * A line the body repeats as a paragraph of its own is a label ("Operator", "Presentation"), not a
+ * name: neither a subject nor a running header worth indexing.
+ */
+function labels(parsed: ParsedDocument): (line: string) => boolean {
   const standalone = new Map<string, number>();
   for (const s of parsed.sections.slice(0, 2000)) {
     const k = collapseWhitespace(s.text).toLowerCase();
     if (k.length <= MAX_LINE) standalone.set(k, (standalone.get(k) ?? 0) + 1);
   }
-  candidates = candidates.filter((c) => (standalone.get(c.toLowerCase()) ?? 0) < 2);
+  return (line) => (standalone.get(collapseWhitespace(line).toLowerCase()) ?? 0) >= 2;
+}
+
+/** The candidate the document's body names most often (case aside), if any is named twice. */
+function mostRepeated(candidates: string[], parsed: ParsedDocument): string | null {
   if (candidates.length === 0) return null;
+  const body = parsed.sections
+    .slice(0, 2000)
+    .map((s) => s.text)
+    .join('\n');
+  const lower = body.toLowerCase();
   let best: string | null = null;
   let bestCount = 1;
   for (const c of candidates) {
-    const key = trimName(c).toLowerCase();
+    // A cover in capitals ("AMCOR PLC") is written "Amcor plc" in the body: case aside. A name in
+    // mixed case is written the same way; "Presentation" as a heading is not the word "presentation".
+    const caps = !/\p{Ll}/u.test(c);
+    const key = caps ? trimName(c).toLowerCase() : trimName(c);
+    const sample = caps ? lower : body;
     if (key.length < 2) continue;
     let count = 0;
     for (let at = sample.indexOf(key); at !== -1 && count < 1000; at = sample.indexOf(key, at + key.length)) count++;
     if (count > bestCount) [best, bestCount] = [c, count];
   }
-  // Else the first headline line, when short enough to be a name.
-  return best ?? candidates.find((c) => c.length <= MAX_LINE) ?? null;
+  return best;
 }
 
 /** "AMCOR PLC" stays; trailing punctuation and a leading "The" go (the body writes "Boeing Company" too). */

@@ -99,6 +99,34 @@ describe('document identity', () => {
     expect(identityContext(fromMd)).toContain('Tessaract Pumps');
   });
 
+  it('does not take the section headings of a transcript for its subject', async () => {
+    // A cover whose largest line names the kind, then section headings in large type that the
+    // body never repeats as names ("presentation" only as a word): the file name says whose.
+    const cover: PdfLine[] = [
+      { text: 'Q2 2024 Kestrel Looms Earnings Call', y: 740, size: 23 },
+      { text: 'Edited transcript of the earnings conference call or presentation held on 2 August 2024', y: 700 },
+      { text: 'Corporate Participants', y: 660, size: 17 },
+      { text: 'Ada Brunner - Chief Executive Officer', y: 640 },
+      { text: 'Presentation', y: 600, size: 17 },
+      { text: 'Good day and welcome to the call. The presentation slides are on our website.', y: 580 },
+    ];
+    const pages = [cover, ...BODY.map((t, i) => bodyPage(i + 2, null, t))];
+    const parsed = await parsePdf(pdfWithPages(pages, {}));
+    const filename = 'Q2 2024 Kestrel Looms Earnings Call.pdf';
+    const identity = documentIdentity(parsed, upload(filename))!;
+    expect(identity.subject).not.toMatch(/presentation|participants/i);
+    expect(identity).toMatchObject({ source: 'filename', kind: 'Earnings Call', period: 'Q2 2024' });
+    // Nothing beyond what the title says is indexed with every chunk.
+    expect(identityContext(identity, { besides: 'Q2 2024 Kestrel Looms Earnings Call' })).toBe('');
+  });
+
+  it('leaves out a period the title already names, and keeps one the title does not (a filing date)', () => {
+    const identity = { subject: 'Kestrel Looms Inc', kind: 'Form 10-K', period: 'Q3 2023', headline: [], running: [], source: 'caption' as const };
+    expect(identityContext(identity, { besides: 'Q3 FY23 Kestrel Looms Earnings Call' })).not.toContain('2023');
+    const annual = { ...identity, period: 'fiscal year ended December 31, 2022 (fiscal year 2022)' };
+    expect(identityContext(annual, { besides: 'Form 10-K for Kestrel Looms filed 02/09/2023' })).toContain('fiscal year 2022');
+  });
+
   it('gives plain text without headings no identity: a paragraph is not a title', async () => {
     const txt = await parseTxt(Buffer.from('The treaty was signed in 1995 after a long agreement process.\n\nIt entered into force two years later.'));
     expect(documentIdentity(txt, upload('notes-0001.txt'))).toBeNull();
