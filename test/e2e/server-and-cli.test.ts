@@ -4,6 +4,7 @@
  * a restart that keeps the data and prints no second key.
  */
 import { execFile, type ChildProcess } from 'node:child_process';
+import { get } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -70,8 +71,14 @@ describe('npm start on the embedded default, with the CLI beside it', () => {
     expect(url).toMatch(new RegExp(`^${first.url}/admin/sign-in\\?token=[0-9A-Za-z]{43}$`));
     // A browser navigation gets a page whose form spends the link; a plain fetch spends nothing.
     expect((await fetch(url, { redirect: 'manual' })).status).toBe(400);
-    const page = await fetch(url, { headers: { accept: 'text/html', 'sec-fetch-mode': 'navigate' } });
-    expect(await page.text()).toMatch(/<form method="post" action="\/admin\/sign-in">/);
+    // node:http, not fetch: fetch replaces Sec-Fetch-Mode with its own "cors", as a browser's script would.
+    const page = await new Promise<string>((ok, fail) =>
+      get(url, { headers: { accept: 'text/html', 'sec-fetch-mode': 'navigate' } }, (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (d: string) => (body += d)).on('end', () => ok(body));
+      }).on('error', fail),
+    );
+    expect(page).toMatch(/<form method="post" action="\/admin\/sign-in">/);
     const spend = () =>
       fetch(`${first.url}/admin/sign-in`, { method: 'POST', redirect: 'manual', headers: { origin: first.url }, body: new URLSearchParams({ token: new URL(url).searchParams.get('token')! }) });
     const signedIn = await spend();
