@@ -368,4 +368,13 @@ describe('the dashboard for daily work, in Chromium', () => {
     await page.waitForFunction(() => document.activeElement?.textContent === 'API keys');
     expect(pageErrors).toEqual([]);
   }, 120_000);
+
+  it('the Knowledge Bases list and Usage pass axe too, in light and dark at 1440 and 390 px', async () => {
+    await gotoHash('#/kbs');
+    await page.getByRole('heading', { level: 1, name: 'Knowledge Bases' }).waitFor();
+    await checkAccessible('kb-list');
+    await gotoHash('#/usage');
+    await page.getByRole('heading', { level: 1, name: 'Usage' }).waitFor();
+    await checkAccessible('usage');
+  }, 120_000);
 });
