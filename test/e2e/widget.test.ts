@@ -313,8 +313,14 @@ describe('widget in Chromium', () => {
     await page.locator('groundwork-chat .send[aria-disabled="false"]').waitFor({ timeout: 20_000 });
     expect(await botMessages(page).last().textContent()).toMatch(/47 minutes/);
 
-    // Shift+Tab from the question field reaches the conversation, a focusable region that scrolls with the keys.
-    await page.keyboard.press('Shift+Tab');
+    // Shift+Tab from the question field reaches the answer's rating buttons, then the conversation, a
+    // focusable region that scrolls with the keys.
+    const passed: string[] = [];
+    for (let i = 0; i < 10 && (await focused(page)) !== 'widget:div.log'; i++) {
+      await page.keyboard.press('Shift+Tab');
+      passed.push(await focused(page));
+    }
+    expect(passed[0]).toBe('widget:button.rate-btn');
     expect(await focused(page)).toBe('widget:div.log');
     expect(await page.evaluate(() => document.querySelector('groundwork-chat')!.shadowRoot!.activeElement!.getAttribute('aria-label'))).toBe('Conversation');
 
