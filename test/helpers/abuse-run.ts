@@ -5,8 +5,12 @@ import { measureNeighbour, percentile, sampleRequests, send, slowloris, type Out
 import { discoverEndpoints, type Endpoint } from './abuse-endpoints';
 import { rssMb, type StartedServer } from './server-process';
 
-/** Documented in docs/security.md: the server's resident memory under abuse, embedded database and inline worker included. */
-export const RSS_BOUND_MB = 1_200;
+/**
+ * Documented in docs/security.md: the server's resident memory under abuse, embedded database and
+ * inline worker included. Issue 26's bound (1.5 GB): the embedded database now runs in a thread of its
+ * own (its own heap and WebAssembly memory), which put the flood's peak at 1,289 MB on 26 Nov.
+ */
+export const RSS_BOUND_MB = 1_500;
 /** Documented in docs/security.md: another organisation's p95 while one floods, on a loaded 2-core CI machine. */
 export const NEIGHBOUR_P95_MS = 3_000;
 
