@@ -43,16 +43,20 @@ export async function openSession(ctx: ServiceContext, kb: KnowledgeBase, sessio
   return session;
 }
 
-export async function loadHistory(ctx: ServiceContext, sessionId: SessionId): Promise<ChatTurn[]> {
-  const rows = await ctx.db
+/** A conversation's newest `limit` messages, newest first (chat memory and voice's seed read the same). */
+export function newestMessages(ctx: ServiceContext, sessionId: SessionId, limit: number) {
+  return ctx.db
     .selectFrom('chat_messages')
     .select(['role', 'content'])
     .where('session_id', '=', sessionId)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
-    .limit(HISTORY_MESSAGES)
+    .limit(limit)
     .execute();
-  return rows.reverse();
+}
+
+export async function loadHistory(ctx: ServiceContext, sessionId: SessionId): Promise<ChatTurn[]> {
+  return (await newestMessages(ctx, sessionId, HISTORY_MESSAGES)).reverse();
 }
 
 /**

@@ -5,7 +5,7 @@
 import { sql } from 'kysely';
 import type { ServiceContext } from '../../context';
 import { newId, type SessionId } from '../../ids';
-import { MAX_MESSAGES_PER_SESSION } from '../chat/sessions';
+import { MAX_MESSAGES_PER_SESSION, newestMessages } from '../chat/sessions';
 import { addUsage } from '../insights/usage-daily';
 
 export async function appendVoiceMessage(
@@ -45,14 +45,7 @@ export const SEED_MAX_CHARS = 6_000;
  * seen those passages, so "[2]" would mean nothing to it.
  */
 export async function recentTurnsForVoice(ctx: ServiceContext, sessionId: SessionId): Promise<{ role: 'user' | 'assistant'; content: string }[]> {
-  const rows = await ctx.db
-    .selectFrom('chat_messages')
-    .select(['role', 'content'])
-    .where('session_id', '=', sessionId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(SEED_MAX_MESSAGES)
-    .execute();
+  const rows = await newestMessages(ctx, sessionId, SEED_MAX_MESSAGES);
   const out: { role: 'user' | 'assistant'; content: string }[] = [];
   let chars = 0;
   for (const row of rows) {
