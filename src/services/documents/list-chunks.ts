@@ -51,22 +51,7 @@ type ChunkRowRead = {
   duplicates: number;
 };
 
-export type ChunkDto = {
-  id: string;
-  position: number;
-  text: string;
-  heading_path: string[];
-  page: number | null;
-  url: string | null;
-  token_count: number;
-  /** False when an administrator switched it off: kept, never retrieved. */
-  enabled: boolean;
-  edited_at: string | null;
-  /** Other chunks of the same KB with exactly this text. */
-  duplicates: number;
-};
-
-export function chunkDto(r: ChunkRowRead): ChunkDto {
+export function chunkDto(r: ChunkRowRead) {
   return {
     id: r.id,
     position: r.position,
@@ -75,11 +60,15 @@ export function chunkDto(r: ChunkRowRead): ChunkDto {
     page: r.page,
     url: r.url,
     token_count: r.token_count,
+    /** False when an administrator switched it off: kept, never retrieved. */
     enabled: r.disabled_at === null,
     edited_at: r.edited_at ? new Date(r.edited_at).toISOString() : null,
+    /** Other chunks of the same KB with exactly this text. */
     duplicates: Number(r.duplicates),
   };
 }
+
+export type ChunkDto = ReturnType<typeof chunkDto>;
 
 const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
