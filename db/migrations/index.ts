@@ -14,6 +14,7 @@ import * as m0603 from './20261123_0603_recrawl';
 import * as m0701 from './20261125_0701_voice_slots';
 import * as m0702 from './20261125_0702_hnsw_m12';
 import * as m0801 from './20261126_0801_document_identity';
+import * as m0870 from './20261126_0870_ingest_pending_chunks';
 
 /** Listed explicitly (not read from disk) so migrations work the same under tsx, vitest and bundlers. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '20261125_0701_voice_slots': m0701,
   '20261125_0702_hnsw_m12': m0702,
   '20261126_0801_document_identity': m0801,
+  '20261126_0870_ingest_pending_chunks': m0870,
 };
