@@ -9,6 +9,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { DocumentId } from '../../src/ids';
 import { startWorker, type WorkerHandle } from '../../src/jobs/worker-runtime';
 import { INGEST_STEP_CHUNKS } from '../../src/services/documents/ingest-steps';
+import { runIngestion } from '../../src/services/documents/run-ingestion';
+import { runQueuedJobs } from '../helpers/jobs';
 import { restClient } from '../helpers/api-client';
 import { createOrgWithKey } from '../helpers/factories';
 import { createTestApp, type TestApp } from '../helpers/test-app';
@@ -82,4 +84,32 @@ it("makes organisation B's small file ready while organisation A's big documents
   expect(Number(stored.n)).toBe(aDone.reduce((s, d) => s + d.chunk_count, 0));
   const pending = await t.db.selectFrom('ingest_pending_chunks').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
   expect(Number(pending.n)).toBe(0);
+  await worker.stop();
+  worker = null;
+}, 400_000);
+
+it('a big document re-ingested keeps one copy of each chunk, and one deleted between its steps leaves nothing behind', async () => {
+  const a = await orgWithKb();
+  const api = restClient(t.app, a.key);
+  const up = await uploadFile(t.app, a.key, a.kbId, { name: 'again.txt', bytes: bigText(7, 4 * INGEST_STEP_CHUNKS), type: 'text/plain' });
+  const id = up.body.document.id as DocumentId;
+  await runQueuedJobs(t);
+  const first = await statusOf(id);
+  expect(first.status).toBe('ready');
+  expect(first.chunk_count).toBeGreaterThan(INGEST_STEP_CHUNKS);
+  expect((await api.post(`/api/kbs/${a.kbId}/documents/${id}/reingest`, {})).status).toBe(202);
+  await runQueuedJobs(t);
+  const count = async (table: 'chunks' | 'ingest_pending_chunks', doc: DocumentId) =>
+    Number((await t.db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n')).where('document_id', '=', doc).executeTakeFirstOrThrow()).n);
+  expect(await statusOf(id)).toMatchObject({ status: 'ready', chunk_count: first.chunk_count });
+  expect(await count('chunks', id)).toBe(first.chunk_count);
+
+  const up2 = await uploadFile(t.app, a.key, a.kbId, { name: 'gone.txt', bytes: bigText(8, 4 * INGEST_STEP_CHUNKS), type: 'text/plain' });
+  const gone = up2.body.document.id as DocumentId;
+  expect(await runIngestion(t.deps, gone)).toBe('continued');
+  expect(await count('ingest_pending_chunks', gone)).toBeGreaterThan(INGEST_STEP_CHUNKS);
+  expect((await api.delete(`/api/kbs/${a.kbId}/documents/${gone}`)).status).toBe(200);
+  await runQueuedJobs(t);
+  expect(await count('ingest_pending_chunks', gone)).toBe(0);
+  expect(await count('chunks', gone)).toBe(0);
 }, 400_000);
