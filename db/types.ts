@@ -4,6 +4,7 @@
  */
 import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable, Updateable } from 'kysely';
 import type { DocumentIdentity } from '../src/ingest/document-identity';
+import type { Chunk } from '../src/ingest/types';
 import type { AdminSessionId, ApiKeyId, ChunkId, DocumentId, KbId, MessageId, OrgId, SessionId } from '../src/ids';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -113,6 +114,13 @@ export interface DocumentsTable {
 export interface DocumentFilesTable {
   document_id: DocumentId;
   bytes: Buffer;
+}
+
+/** A big document's chunks between ingestion steps (migration 0870, src/services/documents/ingest-steps.ts). */
+export interface IngestPendingChunksTable {
+  document_id: DocumentId;
+  position: number;
+  chunk: ColumnType<Chunk, string, string>;
 }
 
 export interface ChunksTable {
@@ -278,6 +286,7 @@ export interface Database {
   document_files: DocumentFilesTable;
   crawl_pages: CrawlPagesTable;
   chunks: ChunksTable;
+  ingest_pending_chunks: IngestPendingChunksTable;
   kb_lexicon: KbLexiconTable;
   kb_lexicon_totals: KbLexiconTotalsTable;
   chat_sessions: ChatSessionsTable;

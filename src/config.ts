@@ -40,6 +40,8 @@ const ZEnv = z.object({
   MAX_UPLOAD_REQUEST_BYTES: z.coerce.number().int().min(1).default(100 * 1024 * 1024),
   ZIP_MAX_ENTRIES: z.coerce.number().int().min(1).default(1000),
   ZIP_MAX_INFLATED_BYTES: z.coerce.number().int().min(1).default(200 * 1024 * 1024),
+  /** How long a bulk upload request creates documents before it answers (the files left are reported, not created). */
+  BULK_UPLOAD_BUDGET_MS: z.coerce.number().int().min(100).max(60_000).default(3_000),
   /** Scanned pages read by OCR per document at most (0 turns OCR off). */
   OCR_MAX_PAGES: z.coerce.number().int().min(0).max(10_000).default(50),
   OPENAI_API_KEY: z.string().min(1).optional(),
@@ -92,7 +94,7 @@ export type Config = Readonly<{
   rateLimitPerMinute: number;
   maxUploadBytes: number;
   maxJsonBytes: number;
-  bulkUpload: { maxFiles: number; maxRequestBytes: number; zipMaxEntries: number; zipMaxInflatedBytes: number };
+  bulkUpload: { maxFiles: number; maxRequestBytes: number; zipMaxEntries: number; zipMaxInflatedBytes: number; budgetMs: number };
   ocrMaxPages: number;
   openai: { apiKey: string; baseURL?: string; model: string; embeddingModel: string; embeddingDimensions?: number } | null;
   sseHeartbeatMs: number;
@@ -142,6 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxRequestBytes: e.MAX_UPLOAD_REQUEST_BYTES,
       zipMaxEntries: e.ZIP_MAX_ENTRIES,
       zipMaxInflatedBytes: e.ZIP_MAX_INFLATED_BYTES,
+      budgetMs: e.BULK_UPLOAD_BUDGET_MS,
     },
     ocrMaxPages: e.OCR_MAX_PAGES,
     openai: e.OPENAI_API_KEY

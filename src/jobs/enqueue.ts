@@ -8,6 +8,7 @@ import type { Database } from '../../db/types';
 
 export const JOB_PAYLOADS = {
   documents__ingest: z.object({ document_id: z.string() }),
+  documents__ingest_step: z.object({ document_id: z.string() }),
   kbs__reembed: z.object({ kb_id: z.string() }),
   documents__recrawl: z.object({ document_id: z.string() }),
   documents__recrawl_due: z.object({}).passthrough(),

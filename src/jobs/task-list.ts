@@ -1,7 +1,7 @@
 /** Every graphile-worker task the service runs, by name (`<domain>__<action>`). */
 import type { Task, TaskList } from 'graphile-worker';
 import type { AppDeps } from '../context';
-import { documentsIngest } from './documents__ingest';
+import { documentsIngest, documentsIngestStep } from './documents__ingest';
 import type { JobName } from './enqueue';
 import { kbsReembed } from './kbs__reembed';
 import { documentsRecrawl, documentsRecrawlDue } from './documents__recrawl';
@@ -13,6 +13,7 @@ const observed = (name: JobName, task: Task): Task => (payload, helpers) => obse
 export function createTaskList(deps: AppDeps): TaskList & Record<JobName, unknown> {
   return {
     documents__ingest: observed('documents__ingest', documentsIngest(deps)),
+    documents__ingest_step: observed('documents__ingest_step', documentsIngestStep(deps)),
     kbs__reembed: observed('kbs__reembed', kbsReembed(deps)),
     documents__recrawl: observed('documents__recrawl', documentsRecrawl(deps)),
     documents__recrawl_due: observed('documents__recrawl_due', documentsRecrawlDue(deps)),

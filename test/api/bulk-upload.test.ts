@@ -45,6 +45,50 @@ async function newKb(app: TestApp, plan: 'free' | 'pro' = 'pro') {
 
 const byName = (files: any[]) => Object.fromEntries(files.map((f) => [f.filename, f]));
 
+describe('bulk upload answers at once (issue 26)', () => {
+  it('answers a 5,000-file ZIP within seconds, saying per file what was created, refused and why', async () => {
+    const { key, kbId } = await newKb(t);
+    const entries = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`notes/n${i}.txt`, new TextEncoder().encode(`note ${i}`)]));
+    const started = Date.now();
+    const res = await upload(t, key, kbId, [{ name: 'many.zip', bytes: zipSync(entries) }]);
+    const took = Date.now() - started;
+    expect(res.status).toBe(202);
+    expect(res.body.files).toHaveLength(5000);
+    const accepted = res.body.files.filter((f: any) => f.status === 'accepted');
+    expect(accepted.length).toBeGreaterThan(0);
+    expect(accepted.map((f: any) => f.document_id)).toEqual(res.body.documents.map((d: any) => d.id));
+    for (const f of res.body.files.filter((f: any) => f.status !== 'accepted')) expect(f.error.message.length).toBeGreaterThan(10);
+    // The archive's entry limit (1,000) refuses the rest by name; the time budget (3 s) bounds the answer.
+    expect(res.body.files.filter((f: any) => f.status === 'refused' && /1,?000/.test(f.error.message)).length).toBe(4000);
+    expect(took).toBeLessThan(30_000); // 3 s budget; a wide margin for a loaded machine (was 276 s)
+    const docs = (await restClient(t.app, key).get(`/api/kbs/${kbId}/documents?limit=100`)).body;
+    expect(docs.documents.length).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('creates files until its time budget is spent, and reports the rest not_processed to send again', async () => {
+    const quick = await createTestApp({ env: { BULK_UPLOAD_BUDGET_MS: '100' } });
+    try {
+      const { key, kbId } = await newKb(quick);
+      const parts = Array.from({ length: 80 }, (_, i) => ({ name: `f${i}.txt`, bytes: `file ${i}` }));
+      const res = await upload(quick, key, kbId, parts);
+      expect(res.status).toBe(202);
+      expect(res.body.files).toHaveLength(80);
+      const left = res.body.files.filter((f: any) => f.status === 'refused');
+      expect(left.length).toBeGreaterThan(0);
+      expect(left.every((f: any) => f.error.code === 'not_processed' && /time limit of 0.1 s/.test(f.error.message) && f.document_id === null)).toBe(true);
+      expect(res.body.documents.length + left.length).toBe(80);
+      // What was not processed was not created: the KB holds exactly the accepted documents.
+      const count = await quick.db.selectFrom('documents').select((eb) => eb.fn.countAll<string>().as('n')).where('kb_id', '=', kbId as never).executeTakeFirstOrThrow();
+      expect(Number(count.n)).toBe(res.body.documents.length);
+      const again = await upload(quick, key, kbId, left.slice(0, 1).map((f: any) => ({ name: f.filename, bytes: 'again' })));
+      expect(again.status).toBe(202);
+      expect(again.body.document.filename).toBe(left[0].filename);
+    } finally {
+      await quick.close();
+    }
+  });
+});
+
 describe('bulk upload (REST)', () => {
   it('accepts several files in one request and reports each, refusing the bad one with its reason', async () => {
     const { key, kbId } = await newKb(t);

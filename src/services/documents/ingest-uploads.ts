@@ -3,6 +3,11 @@
  * own (type, size, the plan's document limit) and becomes its own document in its own transaction,
  * so one bad file never sinks the others; the report says, per file, what was accepted and why
  * anything was refused or skipped.
+ *
+ * The request answers within a time budget (BULK_UPLOAD_BUDGET_MS, 3 s): a ZIP of 5,000 tiny files
+ * took 276 s to create 1,000 documents and the client, timing out, never learnt their ids (issue
+ * 26). Files still unprocessed when the budget runs out are reported `refused` with code
+ * `not_processed` and are not created: the client sends them again in another request.
  */
 import { z } from 'zod';
 import type { ServiceContext } from '../../context';
@@ -46,7 +51,15 @@ export async function ingestUploads(
   const refused = (filename: string, code: ErrorCode | string, message: string) =>
     report.push({ filename, status: 'refused', document_id: null, error: { code, message } });
 
+  const deadline = Date.now() + ctx.config.bulkUpload.budgetMs;
+  let unprocessed = 0;
   const accept = async (filename: string, bytes: Buffer) => {
+    // At least one file is always created, so a slow unpack never turns the request into "nothing accepted".
+    if (documents.length > 0 && Date.now() > deadline) {
+      unprocessed++;
+      refused(filename, 'not_processed', `Not processed: this request reached its time limit of ${ctx.config.bulkUpload.budgetMs / 1000} s; send this file again in another request`);
+      return;
+    }
     try {
       const document = await acceptFile(ctx, kb, filename, bytes);
       documents.push(document);
@@ -88,6 +101,6 @@ export async function ingestUploads(
   if (documents.length === 0) {
     throw new AppError('invalid_input', `None of the ${report.length} files was accepted; see details.files for each reason`, { field: 'file', files: report });
   }
-  ctx.logger.info({ kbId: kb.id, accepted: documents.length, refused: report.filter((r) => r.status === 'refused').length }, 'bulk upload');
+  ctx.logger.info({ kbId: kb.id, accepted: documents.length, refused: report.filter((r) => r.status === 'refused').length, unprocessed }, 'bulk upload');
   return { documents, files: report };
 }

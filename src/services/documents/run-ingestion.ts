@@ -17,10 +17,12 @@ import { MAX_CHUNKS_PER_DOCUMENT, planLimits } from '../plans';
 import type { DocumentType, ParsedDocument } from '../../ingest/types';
 import { crawlDocument } from './crawl-document';
 import { embedChunks } from './embed-chunks';
+import { INGEST_STEP_CHUNKS, runIngestionStep, startSteppedIngestion } from './ingest-steps';
 import { ProgressReporter } from './progress';
 import { markDocumentFailed, storeChunks } from './store-chunks';
 
-export type IngestionOutcome = 'ready' | 'failed' | 'skipped';
+/** 'continued': a big document whose chunks are embedded and stored by its next steps (ingest-steps.ts). */
+export type IngestionOutcome = 'ready' | 'failed' | 'skipped' | 'continued';
 
 export async function runIngestion(
   deps: AppDeps,
@@ -72,6 +74,13 @@ export async function runIngestion(
     const provider = deps.embeddings.default;
     const title = documentTitle(parsed.title, doc);
     const identity = documentIdentity(parsed, doc);
+    if (chunks.length > INGEST_STEP_CHUNKS) {
+      await progress.close();
+      const queued = await startSteppedIngestion(deps, doc, chunks, { pages: parsed.pages ?? null, title, identity, ocrPages: parsed.ocrPages });
+      if (!queued) return 'skipped';
+      log.info({ chunks: chunks.length, steps: Math.ceil(chunks.length / INGEST_STEP_CHUNKS) }, 'document chunked; embedding in steps');
+      return 'continued';
+    }
     const embedded = await embedChunks(provider, chunks, title, onProgress, identity);
     await progress.close();
     const stored = await storeChunks(deps.db, doc, embedded, {
@@ -120,5 +129,21 @@ async function assertChunkQuota(deps: AppDeps, orgId: string, documentId: Docume
       'plan_limit_exceeded',
       `plan_limit_exceeded: the ${org.plan} plan stores at most ${max.toLocaleString('en')} passages per organisation; ${Number(stored).toLocaleString('en')} are stored and this file makes ${count.toLocaleString('en')}`,
     );
+  }
+}
+
+/** A step of a big document (ingest-steps.ts); a step failing for good fails the document with its reason. */
+export async function runIngestionStepJob(deps: AppDeps, documentId: DocumentId, attempt: { number: number; max: number }): Promise<IngestionOutcome> {
+  try {
+    return await runIngestionStep(deps, documentId);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    if (attempt.number < attempt.max) {
+      deps.logger.warn({ err, documentId, attempt: attempt.number }, 'ingestion step failed; will retry');
+      throw err;
+    }
+    deps.logger.warn({ err, documentId }, 'document failed');
+    await markDocumentFailed(deps.db, documentId, `Ingestion failed after ${attempt.number} attempts: ${message}`);
+    return 'failed';
   }
 }

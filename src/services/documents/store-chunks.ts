@@ -35,7 +35,7 @@ const BATCH = 1000;
  */
 const STEP = 25;
 
-type StoreMeta = { pages: number | null; dimensions: number | null; model: string | null; title?: string | null; identity?: DocumentIdentity | null; ocrPages?: number[] };
+export type StoreMeta = { pages: number | null; dimensions: number | null; model: string | null; title?: string | null; identity?: DocumentIdentity | null; ocrPages?: number[] };
 
 /**
  * Returns false when the document no longer exists (deleted while it was being ingested).
@@ -76,11 +76,7 @@ export async function storeChunks(
  */
 async function storeChunksInSteps(db: Db, doc: { id: DocumentId; kb_id: KbId }, chunks: EmbeddedChunk[], meta: StoreMeta): Promise<boolean> {
   const curation = await readCuration(db, doc.id);
-  for (;;) {
-    const batch = db.selectFrom('chunks').select('id').where('document_id', '=', doc.id).limit(STEP);
-    const { numDeletedRows } = await db.deleteFrom('chunks').where('id', 'in', batch).executeTakeFirst();
-    if (Number(numDeletedRows) < STEP) break;
-  }
+  await deleteChunksInSteps(db, doc.id);
   for (let i = 0; i < chunks.length; i += STEP) {
     try {
       await db.insertInto('chunks').values(toChunkRows(doc, chunks.slice(i, i + STEP), meta)).execute();
@@ -98,9 +94,21 @@ async function storeChunksInSteps(db: Db, doc: { id: DocumentId; kb_id: KbId }, 
   });
 }
 
-const FOREIGN_KEY_VIOLATION = '23503';
+/** Deletes a document's chunks STEP rows per statement, so no one statement holds the embedded session long. */
+export async function deleteChunksInSteps(db: Db, documentId: DocumentId): Promise<void> {
+  for (;;) {
+    const batch = db.selectFrom('chunks').select('id').where('document_id', '=', documentId).limit(STEP);
+    const { numDeletedRows } = await db.deleteFrom('chunks').where('id', 'in', batch).executeTakeFirst();
+    if (Number(numDeletedRows) < STEP) break;
+  }
+}
 
-async function markReady(trx: Transaction<Database>, documentId: DocumentId, chunkCount: number, meta: StoreMeta): Promise<void> {
+/** Rows per statement when chunks are written in steps (the embedded database): see STEP. */
+export const STORE_STEP = STEP;
+
+export const FOREIGN_KEY_VIOLATION = '23503';
+
+export async function markReady(trx: Transaction<Database>, documentId: DocumentId, chunkCount: number, meta: StoreMeta): Promise<void> {
   await trx
     .updateTable('documents')
     .set({
@@ -121,6 +129,7 @@ async function markReady(trx: Transaction<Database>, documentId: DocumentId, chu
 export async function markDocumentFailed(db: Db, documentId: DocumentId, reason: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await trx.deleteFrom('chunks').where('document_id', '=', documentId).execute();
+    await trx.deleteFrom('ingest_pending_chunks').where('document_id', '=', documentId).execute();
     await trx
       .updateTable('documents')
       .set({ status: 'failed', error: reason, chunk_count: 0, ...NO_PROGRESS, updated_at: new Date() })
