@@ -14,12 +14,12 @@ import { graphqlClient, restClient } from '../helpers/api-client';
 import { launchBrowser, serveApp, type Served } from '../helpers/browser';
 import { createOrgWithKey } from '../helpers/factories';
 import { runQueuedJobs } from '../helpers/jobs';
+import { DOC_IMAGES } from '../helpers/doc-images';
 import { uploadFile } from '../helpers/upload';
 import { startFixtureServer, type FixtureServer } from '../ingest/crawl-fixture-server';
 import { createWidgetTestApp } from '../widget/widget-fixture';
 
 const ARTIFACTS = path.resolve('test-artifacts/dashboard');
-const DOC_IMAGES = path.resolve(import.meta.dirname, '../../docs/images');
 const WIDE = { width: 1440, height: 900 };
 const PHONE = { width: 390, height: 844 };
 const AXE = readFileSync(path.resolve(import.meta.dirname, '../../node_modules/axe-core/axe.min.js'), 'utf8');

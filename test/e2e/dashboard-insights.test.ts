@@ -5,7 +5,7 @@
  * program asks the chat API (a refused question worded differently), the administrator asks in the
  * Sandbox. Then the pages must show it, filter it and group it; axe finds no serious or critical
  * violation on them, light and dark, at 1440 and 390 px. Screenshots for docs/dashboard.md go to
- * docs/images/.
+ * docs/images/ with UPDATE_DOC_IMAGES=1 (test/helpers/doc-images.ts).
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -13,11 +13,11 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { restClient } from '../helpers/api-client';
+import { DOC_IMAGES } from '../helpers/doc-images';
 import { launchBrowser, serveApp, serveHostPages, type Served } from '../helpers/browser';
 import { createWidgetOrg, createWidgetTestApp, type WidgetOrg } from '../widget/widget-fixture';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const IMAGES = path.resolve(import.meta.dirname, '../../docs/images');
 const DESKTOP = { width: 1440, height: 900 };
 const PHONE = { width: 390, height: 844 };
 
@@ -50,7 +50,7 @@ async function checkAxe(view: string) {
 }
 
 beforeAll(async () => {
-  mkdirSync(IMAGES, { recursive: true });
+  mkdirSync(DOC_IMAGES, { recursive: true });
   t = await createWidgetTestApp({ env: { WIDGET_RATE_LIMIT_PER_MINUTE: '100000', WIDGET_SESSION_RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_PER_MINUTE: '100000' } });
   w = await createWidgetOrg(t, { kbName: 'Zephyr support' });
   served = await serveApp(t.app);
@@ -135,7 +135,7 @@ describe('what visitors asked, in the dashboard', () => {
     expect(texts.find((r) => r.includes('How long can the Zephyr-9 fly?'))).toMatch(/Widget.*2.*1.*1 helpful · 1 not helpful/);
     expect(texts.find((r) => r.includes('capital of France?'))).toMatch(/API/);
     expect(texts.find((r) => r.includes('Who makes the Zephyr-9?'))).toMatch(/Sandbox/);
-    await page.screenshot({ path: path.join(IMAGES, 'dashboard-conversations.png') });
+    await page.screenshot({ path: path.join(DOC_IMAGES, 'dashboard-conversations.png') });
     await checkAxe('conversations');
 
     await page.getByLabel('Source').selectOption('widget');
@@ -184,7 +184,7 @@ describe('what visitors asked, in the dashboard', () => {
     expect(await groups.count()).toBe(1);
     expect(await groups.first().textContent()).toMatch(/capital of France\?.*Asked 2 times \(2 refused/);
     expect(await groups.first().getByRole('link').count()).toBe(2);
-    await page.screenshot({ path: path.join(IMAGES, 'dashboard-unanswered.png') });
+    await page.screenshot({ path: path.join(DOC_IMAGES, 'dashboard-unanswered.png') });
     await checkAxe('unanswered');
     await groups.first().getByRole('link', { name: 'What is the capital of France?' }).click();
     await page.getByRole('list', { name: 'Transcript' }).waitFor();
@@ -199,7 +199,7 @@ describe('what visitors asked, in the dashboard', () => {
     expect(await page.locator('svg.chart rect').count()).toBe(60);
     await page.getByRole('button', { name: 'Last 7 days' }).click();
     await page.waitForFunction(() => document.querySelectorAll('svg.chart rect').length === 14);
-    await page.screenshot({ path: path.join(IMAGES, 'dashboard-activity.png') });
+    await page.screenshot({ path: path.join(DOC_IMAGES, 'dashboard-activity.png') });
     await checkAxe('activity');
     expect(pageErrors).toEqual([]);
   }, 60_000);
