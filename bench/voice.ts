@@ -3,7 +3,7 @@
  * with N concurrent sessions on ONE web process.
  *
  *   npm run bench -- voice [--db postgres|embedded] [--sessions 200] [--seconds 30]
- *                          [--downlink burst,paced] [--ingest] [--client-procs 2]
+ *                          [--downlink burst,paced] [--ingest] [--client-procs 2] [--ramp-ms 5000] [--pause-ms 4000]
  *
  * Processes (so that what measures is not what is measured):
  *   - the web process: the app and the voice gateway on the chosen database (`embedded` is the
@@ -17,7 +17,7 @@
  * Every session sends a 20 ms pcm16 frame every 20 ms for the whole step (a microphone streams
  * continuously): 1 s of tone (a question), then quiet; the fake's VAD ends the turn, the model calls
  * search_knowledge_base (real retrieval in the web process) and speaks a 3 s answer; `--pause-ms`
- * after the answer the visitor asks again. A step lasts `--seconds` (and, with --ingest, until the
+ * after the answer the visitor asks again. First questions are spread over `--ramp-ms`. A step lasts `--seconds` (and, with --ingest, until the
  * PDF is ready).
  *
  * Per frame, both ends are stamped at the socket on one system-wide clock (CLOCK_MONOTONIC via
@@ -256,9 +256,11 @@ function serveClientProcess() {
       });
       ws.on('error', () => (fail('socket_error'), resolve()));
     });
-  const talk = (c: Client, offset: number) => {
+  const talk = (c: Client, offset: number, firstAsk: number) => {
     const start = performance.now() + offset;
-    c.nextAskAt = start;
+    // Visitors do not all ask at the same instant: first questions spread over --ramp-ms.
+    c.nextAskAt = start + firstAsk;
+    c.askedAt = c.nextAskAt;
     c.timer = setInterval(() => {
       const now = performance.now();
       if (c.ws.readyState !== c.ws.OPEN) return void clearInterval(c.timer);
@@ -284,7 +286,7 @@ function serveClientProcess() {
     if (m.type === 'talk') {
       pauseMs = m.pauseMs;
       reset();
-      clients.forEach((c, k) => talk(c, (k * 7) % (FRAME_MS * 50)));
+      clients.forEach((c, k) => talk(c, (k * 7) % (FRAME_MS * 50), ((k * 131) % 1000) * (m.rampMs / 1000)));
     }
     if (m.type === 'collect') {
       clients.forEach((c) => clearInterval(c.timer));
@@ -350,6 +352,7 @@ async function drive() {
   const steps = opt('sessions', '200').split(',').map(Number);
   const seconds = Number(opt('seconds', '30'));
   const pauseMs = Number(opt('pause-ms', '4000'));
+  const rampMs = Number(opt('ramp-ms', '5000'));
   const modes = opt('downlink', 'burst,paced').split(',') as ('burst' | 'paced')[];
   const clientProcs = Math.max(1, Number(opt('client-procs', '2')));
   const ingest = args.includes('--ingest');
@@ -374,7 +377,7 @@ async function drive() {
       await new Promise((r) => setTimeout(r, 1000));
       const before = (await request<{ stats: WebStats }>(web, { type: 'stats' })).stats;
       const started = performance.now();
-      await Promise.all(clients.map((c) => request(c, { type: 'talk', pauseMs })));
+      await Promise.all(clients.map((c) => request(c, { type: 'talk', pauseMs, rampMs })));
       const ingested = ingest ? request<{ result: IngestResult }>(web, { type: 'ingest' }) : null;
       await new Promise((r) => setTimeout(r, seconds * 1000));
       const ingestResult = ingested ? (await ingested).result : null;
