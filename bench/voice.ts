@@ -326,7 +326,9 @@ function request<T = any>(child: ChildProcess, message: { type: string; [k: stri
 }
 
 function forkSelf(args: string[]) {
-  return fork(fileURLToPath(import.meta.url), args, { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // VOICE_BENCH_PROFILE=dir: a CPU profile of the web process, to see what holds its loop.
+  const profile = args[0] === '--serve' && process.env.VOICE_BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.VOICE_BENCH_PROFILE}`] : [];
+  return fork(fileURLToPath(import.meta.url), args, { execArgv: ['--import', 'tsx', ...profile], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 }
 const readyOf = <T>(child: ChildProcess) => new Promise<T>((resolve) => child.on('message', (m: any) => m.type === 'ready' && resolve(m)));
 
