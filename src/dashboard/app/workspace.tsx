@@ -160,6 +160,7 @@ function WidgetSwitches() {
 
 function Voice({ org }: { org: Org }) {
   const reason = org.settings.voiceBlockedReason;
+  const unavailable = org.settings.voiceEnabled && !org.settings.voiceAvailable ? org.settings.voiceUnavailableReason : null;
   const [error, setError] = useState<string | null>(null);
   return (
     <div class="card">
@@ -177,10 +178,11 @@ function Voice({ org }: { org: Org }) {
           }} />
         Voice conversations in the widget
       </label>
-      <p id="voice-reason" class="small muted">{reason ?? (org.settings.voiceAvailable ? 'Voice is on: add data-voice="true" to the script tag.' : 'Available on your plan: switch it on.')}</p>
-      {/* After the voice provider refused the server's key (401/403), only an admin can act on it: say why here. */}
-      {!reason && org.settings.voiceEnabled && !org.settings.voiceAvailable && org.settings.voiceUnavailableReason && (
-        <p class="notice bad" role="alert" data-testid="voice-unavailable">Voice is unavailable: {org.settings.voiceUnavailableReason}</p>
+      {/* Switched on but refused by the voice provider (401/403): only an admin can act on it, so say it loudly. */}
+      {unavailable ? (
+        <p id="voice-reason" class="notice bad" role="alert" data-testid="voice-unavailable">Voice is unavailable: {unavailable}</p>
+      ) : (
+        <p id="voice-reason" class="small muted">{reason ?? (org.settings.voiceAvailable ? 'Voice is on: add data-voice="true" to the script tag.' : 'Available on your plan: switch it on.')}</p>
       )}
       <Notice error={error} />
       <VoiceSettingsForm />
