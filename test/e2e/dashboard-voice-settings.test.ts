@@ -4,6 +4,8 @@
  * field and keeps what was stored, and after the voice provider refused the server's key (a 403
  * from the fake Realtime server) the page shows the reason an administrator has to act on.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { restClient } from '../helpers/api-client';
@@ -17,6 +19,30 @@ let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 const pageErrors: string[] = [];
+const AXE = readFileSync(path.resolve(import.meta.dirname, '../../node_modules/axe-core/axe.min.js'), 'utf8');
+const WIDE = { width: 1280, height: 900 };
+const PHONE = { width: 390, height: 844 };
+
+/** Serious or critical axe violations of the page, in light and dark, wide and phone; and nothing wider than the phone. */
+async function axeProblems(): Promise<string[]> {
+  const found: string[] = [];
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const [label, size] of [['wide', WIDE], ['phone', PHONE]] as const) {
+      await page.setViewportSize(size);
+      await page.evaluate(AXE);
+      const violations = await page.evaluate(async () => {
+        const r = await (window as unknown as { axe: { run: (o: unknown) => Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }> } }).axe.run({ resultTypes: ['violations'] });
+        return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+      });
+      found.push(...violations.map((v) => `${scheme} ${label}: ${v}`));
+      if (label === 'phone' && (await page.evaluate(() => document.documentElement.scrollWidth)) > PHONE.width) found.push(`${scheme} phone: wider than 390 px`);
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize(WIDE);
+  return found;
+}
 
 const stored = async (kbId?: string) => (await restClient(v.t.app, org.apiKey).get(kbId ? `/api/kbs/${kbId}/voice-settings` : '/api/settings/voice')).body.voice_settings;
 
@@ -31,7 +57,8 @@ beforeAll(async () => {
   v = await createVoiceTestApp();
   org = await createVoiceOrg(v.t, { plan: 'pro' });
   browser = await launchBrowser();
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  // axe is injected by evaluate; the page's CSP stays as served otherwise.
+  context = await browser.newContext({ viewport: WIDE, bypassCSP: true });
   page = await context.newPage();
   page.on('pageerror', (e) => pageErrors.push(String(e)));
   await page.goto(`${v.served.url}/admin`);
@@ -73,6 +100,7 @@ describe('voice settings form, in Chromium', () => {
     expect(await page.getByRole('textbox', { name: 'Instructions suffix' }).getAttribute('aria-invalid')).toBe('true');
     expect(await page.getByRole('status').filter({ hasText: 'Saved' }).count()).toBe(0);
     expect((await stored()).instructions_suffix).toBe('Keep answers under three sentences.');
+    expect(await axeProblems()).toEqual([]);
     // Fixed and saved again, the error goes.
     await page.getByRole('textbox', { name: 'Instructions suffix' }).fill('Keep answers short.');
     await page.getByRole('button', { name: 'Save voice settings' }).click();
