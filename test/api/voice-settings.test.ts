@@ -54,6 +54,16 @@ describe('voice settings service', () => {
     expect((await updateVoiceSettings(ctx, { voice: null })).voice_settings.voice).toBe('marin');
   });
 
+  it('concurrent changes of different fields of one KB all stay (the row is locked while merged)', async () => {
+    const { ctx, kb } = await orgCtx();
+    const changes = [{ turn_detection: 'semantic_vad' }, { eagerness: 'low' }, { voice: 'echo' }, { instructions_suffix: 'Short.' }] as const;
+    for (let round = 0; round < 3; round++) {
+      await updateVoiceSettings(ctx, { kb_id: kb.id, turn_detection: null, eagerness: null, voice: null, instructions_suffix: null });
+      await Promise.all(changes.map((c) => updateVoiceSettings(ctx, { kb_id: kb.id, ...c })));
+      expect((await getVoiceSettings(ctx, { kb_id: kb.id })).voice_settings).toMatchObject({ turn_detection: 'semantic_vad', eagerness: 'low', voice: 'echo', instructions_suffix: 'Short.' });
+    }
+  });
+
   it('the older org.updateSettings voice_settings field writes the same stored settings', async () => {
     const { ctx, kb } = await orgCtx();
     await updateOrgSettings(ctx, { voice_settings: { voice: 'verse' } });

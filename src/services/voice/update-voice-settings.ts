@@ -63,14 +63,19 @@ export async function updateVoiceSettings(ctx: ServiceContext, rawInput: UpdateV
   const { kb_id, ...patch } = parseInput(ZUpdateVoiceSettingsInput, rawInput);
   if (kb_id) {
     const kb = await requireKb(ctx, kb_id);
-    const next = mergeVoiceSettings(kb.voice_settings, patch);
-    const stored = Object.keys(next).length > 0 ? next : null;
-    await ctx.db
-      .updateTable('knowledge_bases')
-      .set({ voice_settings: stored === null ? null : JSON.stringify(stored), updated_at: new Date() })
-      .where('id', '=', kb.id)
-      .where('org_id', '=', ctx.org.id)
-      .execute();
+    const stored = await ctx.db.transaction().execute(async (trx) => {
+      // Read-modify-write of the KB's document: the row lock keeps concurrent changes from losing fields.
+      const row = await trx.selectFrom('knowledge_bases').select('voice_settings').where('id', '=', kb.id).where('org_id', '=', ctx.org.id).forUpdate().executeTakeFirstOrThrow();
+      const next = mergeVoiceSettings(row.voice_settings, patch);
+      const value = Object.keys(next).length > 0 ? next : null;
+      await trx
+        .updateTable('knowledge_bases')
+        .set({ voice_settings: value === null ? null : JSON.stringify(value), updated_at: new Date() })
+        .where('id', '=', kb.id)
+        .where('org_id', '=', ctx.org.id)
+        .execute();
+      return value;
+    });
     ctx.logger.info({ kbId: kb.id, voiceSettings: stored }, 'knowledge base voice settings updated');
     return getVoiceSettings(ctx, { kb_id: kb.id });
   }
