@@ -121,7 +121,7 @@ async function serveWebProcess(o: { db: 'postgres' | 'embedded'; max: number; fa
     }
   }
   // The inline worker, as `npm start` runs it on the embedded default.
-  const worker = o.ingest ? await startWorker({ config: rt.deps.config, logger: rt.deps.logger, database: rt.database, deps: rt.deps } as never, { pollInterval: 500 }) : null;
+  const worker = o.ingest ? await startWorker({ config: rt.deps.config, logger: rt.deps.logger, database: rt.database, deps: rt.deps }, { pollInterval: 500 }) : null;
   const app = createApp(rt.deps);
   const server = await new Promise<Server>((resolve) => {
     const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s as Server)) as Server;

@@ -3,7 +3,7 @@
  * as REST and tRPC (src/services/voice/update-voice-settings.ts). In the input, an omitted field
  * stays as it is and an explicit null removes it (a KB then uses the organisation's value).
  */
-import { getVoiceSettings, updateVoiceSettings, type VoiceSettingsDto } from '../src/services/voice/update-voice-settings';
+import { getVoiceSettings, updateVoiceSettings, type UpdateVoiceSettingsInput, type VoiceSettingsDto } from '../src/services/voice/update-voice-settings';
 import { VOICE_NAMES } from '../src/services/voice/voice-settings';
 import { builder } from './builder';
 
@@ -49,7 +49,9 @@ builder.mutationFields((t) => ({
       const pick = (key: keyof typeof input) => (key in input ? { value: input[key] } : null);
       const fields = { turn_detection: pick('turnDetection'), eagerness: pick('eagerness'), voice: pick('voice'), instructions_suffix: pick('instructionsSuffix') };
       const patch = Object.fromEntries(Object.entries(fields).flatMap(([k, v]) => (v ? [[k, v.value]] : [])));
-      return (await updateVoiceSettings(await ctx.auth(), { ...patch, kb_id: input.kbId == null ? null : String(input.kbId) } as never)).voice_settings;
+      // Plain strings here; the service's zod schema is what validates them (the same errors as REST and tRPC).
+      const raw = { ...patch, kb_id: input.kbId == null ? null : String(input.kbId) } as unknown as UpdateVoiceSettingsInput;
+      return (await updateVoiceSettings(await ctx.auth(), raw)).voice_settings;
     },
   }),
 }));
