@@ -1,39 +1,45 @@
 /**
- * Voice gateway capacity: N concurrent voice sessions on ONE web process (a child process running
- * the app and the gateway on the embedded database), driven from this process, which also runs
- * the fake Realtime server.
+ * Voice gateway: the latency it adds per audio frame, measured at the sockets, in both directions,
+ * with N concurrent sessions on ONE web process.
  *
- *   npm run bench -- voice [--sessions 50,100,200,300] [--answer-ms 3000] [--client-procs 0] [--ingest]
+ *   npm run bench -- voice [--db postgres|embedded] [--sessions 200] [--seconds 30]
+ *                          [--downlink burst,paced] [--ingest] [--client-procs 2] [--ramp-ms 5000] [--pause-ms 4000]
  *
- * --client-procs K runs the N browser clients in K child processes instead of in this driver, so
- * the driver's own event loop (the fake, decoding every audio append) does not delay what the
- * clients receive. --ingest starts a worker process (graphile-worker, attached to the web process's
- * embedded database over the wire protocol, as `npm run worker` is) and, at the start of every
- * step's talking phase, uploads the 619-page PDF; the step then also waits for it to be ready
- * (give a long --answer-ms, e.g. 30000, so answers stream while it is ingested).
+ * Processes (so that what measures is not what is measured):
+ *   - the web process: the app and the voice gateway on the chosen database (`embedded` is the
+ *     default `npm start` runs: PGlite in its own thread; with --ingest the worker runs inline in
+ *     this process, as it does by default, and ingests the biggest PDF of ../shared/data/docs
+ *     (the 619-page one) during each step);
+ *   - the upstream process: the strict fake Realtime server (test/fakes/realtime-server.ts);
+ *   - K client processes: the browsers;
+ *   - this driver: orchestration, and the fake OpenAI server the web process embeds queries with.
  *
- * Each session: connect, `ready`, then 40 ms microphone frames in real time (1 s of tone, then
- * quiet), the fake's VAD ends the turn, the model calls search_knowledge_base (real retrieval in
- * the web process), and a spoken answer streams back in real time as 100 ms audio deltas. Every
- * delta carries a sequence number in its first 4 bytes, so each browser frame is matched to the
- * upstream delta it came from:
- *   - gateway relay: in the web process, from the upstream delta's arrival to its frame handed to
- *     the browser socket; plus the web process's event-loop delay p95 (how long a delta can wait
- *     for the loop): their sum is the latency the gateway adds; and the loop delay's max, since
- *     one long stall (a big database statement) is a single sample of the p95;
- *   - end to end: browser frame received - upstream delta sent (both loopback hops included, and
- *     the driver's event loop, which runs the fake and, without --client-procs, the N clients;
- *     its delay p95 is printed too). Times cross processes as timeOrigin + now (epoch ms);
- *   - memory per session: web process heap + external with N sessions open and idle (after a GC),
- *     minus before, over N (and the same for RSS);
- *   - CPU per session-minute: web process CPU time during the talking phase / (N x minutes).
- * The largest N with relay p95 + loop delay p95 < 10 ms is reported. Results also go to bench/results/voice.json.
+ * Every session sends a 20 ms pcm16 frame every 20 ms for the whole step (a microphone streams
+ * continuously): 1 s of tone (a question), then quiet; the fake's VAD ends the turn, the model calls
+ * search_knowledge_base (real retrieval in the web process) and speaks a 3 s answer; `--pause-ms`
+ * after the answer the visitor asks again. First questions are spread over `--ramp-ms`. A step lasts `--seconds` (and, with --ingest, until the
+ * PDF is ready).
+ *
+ * Per frame, both ends are stamped at the socket on one system-wide clock (CLOCK_MONOTONIC via
+ * process.hrtime, the same in every process, so times compare across processes exactly):
+ *   - browser -> gateway -> upstream: each browser frame carries a sequence number in its first 4
+ *     samples (one byte each: inaudible, below the fake's speech threshold); sent = just before the
+ *     client's `ws.send`, received = the raw 'data' event of the fake upstream's socket that
+ *     completed the `input_audio_buffer.append` carrying it (before `ws` parsed it);
+ *   - upstream -> gateway -> browser: each `response.output_audio.delta` (100 ms of audio) carries
+ *     one in its first 4 bytes; sent = just before the fake's `ws.send`, received = the client
+ *     socket's raw 'data' event. `burst`: deltas at 10x real time (the real API sends faster than
+ *     real time); `paced`: in real time.
+ * So each figure is the gateway's added latency plus two loopback hops plus the wait for the
+ * receiving process's event loop; the measuring processes' own loop delay is printed next to it
+ * (the floor of the measurement). Not included: TLS to OpenAI and the network both ways.
+ * Results also go to bench/results/voice.json.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import path from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import WebSocket from 'ws';
@@ -41,17 +47,44 @@ import { silencePcm16, tonePcm16 } from '../test/fakes/realtime-server';
 
 const ORIGIN = 'https://bench.example.com';
 const SESSIONS_PER_ORG = 40;
-const FRAME_MS = 40;
+const FRAME_MS = 20;
 const FRAME_BYTES = (24_000 * 2 * FRAME_MS) / 1000;
-
-type ChildStats = { rss: number; heap: number; cpuMicros: number; sessions: number; relay: number[]; loopP95: number; loopMax: number };
-type IngestResult = { status: string; chunks: number; seconds: number };
+const ANSWER_MS = 3000;
 const DOCS = fileURLToPath(new URL('../../shared/data/docs/', import.meta.url));
-const INGEST_FILE = 'DA-619p.pdf';
+
+/** CLOCK_MONOTONIC in ms: one clock for every process on the machine. */
+const clock = () => Number(process.hrtime.bigint()) / 1e6;
+
+type LoopStats = { p50: number; p95: number; p99: number; max: number };
+const loopStats = (h: IntervalHistogram): LoopStats => ({ p50: h.percentile(50) / 1e6, p95: h.percentile(95) / 1e6, p99: h.percentile(99) / 1e6, max: h.max / 1e6 });
+const newLoopMonitor = () => {
+  const h = monitorEventLoopDelay({ resolution: 2 });
+  h.enable();
+  return h;
+};
+
+/** The stamp of a browser frame: 4 samples whose low byte each carry 8 bits of it. */
+function writeFrameStamp(frame: Buffer, stamp: number) {
+  for (let k = 0; k < 4; k++) frame.writeInt16LE((stamp >>> (8 * k)) & 0xff, k * 2);
+}
+function readFrameStamp(frame: Buffer): number {
+  let stamp = 0;
+  for (let k = 0; k < 4; k++) stamp |= (frame.readInt16LE(k * 2) & 0xff) << (8 * k);
+  return stamp >>> 0;
+}
+
+/** The biggest PDF of the shared documents (the 619-page one). */
+function biggestPdf(): string {
+  const pdfs = readdirSync(DOCS).filter((f) => f.toLowerCase().endsWith('.pdf'));
+  return pdfs.sort((a, b) => statSync(path.join(DOCS, b)).size - statSync(path.join(DOCS, a)).size)[0]!;
+}
 
 // ---- the web process ---------------------------------------------------------------------
 
-async function serveWebProcess(fakeUrl: string, fakeKey: string, maxSessions: number, openaiUrl: string, openaiKey: string) {
+type WebStats = { cpuMicros: number; sessions: number; loop: LoopStats; relay: number[]; forwarded: number[]; rss: number };
+type IngestResult = { file: string; status: string; chunks: number; seconds: number };
+
+async function serveWebProcess(o: { db: 'postgres' | 'embedded'; max: number; fakeUrl: string; fakeKey: string; openaiUrl: string; openaiKey: string; ingest: boolean }) {
   const { openBenchRuntime } = await import('./lib/bench-runtime');
   const { createApp } = await import('../src/app');
   const { attachVoiceGateway } = await import('../realtime/voice-gateway');
@@ -61,18 +94,20 @@ async function serveWebProcess(fakeUrl: string, fakeKey: string, maxSessions: nu
   const { startWidgetSession } = await import('../src/services/widget/start-widget-session');
   const { createContext } = await import('../src/context');
   const { searchKnowledgeForVoice } = await import('../src/services/voice/voice-knowledge-tool');
+  const { startWorker } = await import('../src/jobs/worker-runtime');
 
   // Voice needs an OpenAI key, so a voice deployment embeds queries over HTTP too (the fake here).
-  const rt = await openBenchRuntime('embedded', {
-    OPENAI_API_KEY: openaiKey,
-    OPENAI_BASE_URL: openaiUrl,
-    OPENAI_REALTIME_API_KEY: fakeKey,
-    OPENAI_REALTIME_URL: fakeUrl,
+  const rt = await openBenchRuntime(o.db, {
+    OPENAI_API_KEY: o.openaiKey,
+    OPENAI_BASE_URL: o.openaiUrl,
+    OPENAI_REALTIME_API_KEY: o.fakeKey,
+    OPENAI_REALTIME_URL: o.fakeUrl,
     VOICE_IDLE_TIMEOUT_SECONDS: '120',
+    VOICE_MAX_SESSION_SECONDS: '3600',
   });
   const tokens: string[] = [];
   const contexts: ReturnType<typeof createContext>[] = [];
-  for (let i = 0; i < Math.ceil(maxSessions / SESSIONS_PER_ORG); i++) {
+  for (let i = 0; i < Math.ceil(o.max / SESSIONS_PER_ORG); i++) {
     const created = await createOrg(rt.deps, { name: `Voice bench ${i}`, slug: `voice-bench-${i}`, plan: 'pro' });
     const org = await rt.deps.db.selectFrom('organizations').selectAll().where('id', '=', created.org.id).executeTakeFirstOrThrow();
     const ctx = createContext(rt.deps, org, { requestId: 'bench' });
@@ -80,172 +115,193 @@ async function serveWebProcess(fakeUrl: string, fakeKey: string, maxSessions: nu
     const { kb } = await createKb(ctx, { name: 'Bench KB' });
     await updateOrgSettings(ctx, { voice_enabled: true });
     tokens.push((await startWidgetSession(rt.deps, { org: created.org.slug, kb: kb.id }, ORIGIN)).token);
-    // Load the query embedding model before measuring, as a warmed-up server would have.
     if (i === 0) {
       const row = await rt.deps.db.selectFrom('knowledge_bases').selectAll().where('id', '=', kb.id as never).executeTakeFirstOrThrow();
       await searchKnowledgeForVoice(ctx, row, JSON.stringify({ query: 'warm up' }));
     }
   }
+  // The inline worker, as `npm start` runs it on the embedded default.
+  const worker = o.ingest ? await startWorker({ config: rt.deps.config, logger: rt.deps.logger, database: rt.database, deps: rt.deps }, { pollInterval: 500 }) : null;
   const app = createApp(rt.deps);
   const server = await new Promise<Server>((resolve) => {
     const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s as Server)) as Server;
   });
   let relay: number[] = [];
-  const loop = monitorEventLoopDelay({ resolution: 5 });
-  loop.enable();
-  const gateway = attachVoiceGateway(server, rt.deps, { observer: { relayed: (ms) => relay.push(ms) } });
+  let forwarded: number[] = [];
+  let loop = newLoopMonitor();
+  const gateway = attachVoiceGateway(server, rt.deps, { observer: { relayed: (ms) => relay.push(ms), forwarded: (ms) => forwarded.push(ms) } });
   const port = (server.address() as { port: number }).port;
   process.on('message', (m: { type: string }) => {
     if (m.type === 'stats') {
-      (globalThis as { gc?: () => void }).gc?.();
       const cpu = process.cpuUsage();
-      const mem = process.memoryUsage();
-      const stats: ChildStats = {
-        rss: mem.rss,
-        heap: mem.heapUsed + mem.external,
-        cpuMicros: cpu.user + cpu.system,
-        sessions: gateway.sessions(),
-        relay,
-        loopP95: loop.percentile(95) / 1e6,
-        loopMax: loop.max / 1e6,
-      };
+      const stats: WebStats = { cpuMicros: cpu.user + cpu.system, sessions: gateway.sessions(), loop: loopStats(loop), relay, forwarded, rss: process.memoryUsage().rss };
       process.send!({ type: 'stats', stats });
       relay = [];
-      loop.reset();
+      forwarded = [];
+      loop.disable();
+      loop = newLoopMonitor();
     }
-    if (m.type === 'ingest') void uploadAndWait(contexts[0]!).then((result) => process.send!({ type: 'ingest', ...result }));
-    if (m.type === 'stop') void gateway.close().then(() => rt.close()).then(() => process.exit(0));
+    if (m.type === 'ingest') void uploadAndWait(contexts[0]!).then((result) => process.send!({ type: 'ingest', result }));
+    if (m.type === 'stop') void gateway.close().then(() => worker?.stop()).then(() => rt.close()).then(() => process.exit(0));
   });
-  process.send!({ type: 'ready', wsUrl: `ws://127.0.0.1:${port}/api/widget/voice`, tokens, databaseUrl: rt.database.connectionString });
+  process.send!({ type: 'ready', wsUrl: `ws://127.0.0.1:${port}/api/widget/voice`, tokens });
 }
 
-/** Stores the big PDF as an upload does (the worker process ingests it); resolves once it is ready or failed. */
+/** Stores the big PDF as an upload does (the inline worker ingests it); resolves once it is ready or failed. */
 async function uploadAndWait(ctx: import('../src/context').ServiceContext): Promise<IngestResult> {
   const { createKb } = await import('../src/services/kbs/create-kb');
   const { acceptFile } = await import('../src/services/documents/ingest-upload');
+  const file = biggestPdf();
   const started = performance.now();
   const { kb } = await createKb(ctx, { name: `Ingest ${Date.now()}` });
   const row = await ctx.db.selectFrom('knowledge_bases').selectAll().where('id', '=', kb.id as never).executeTakeFirstOrThrow();
-  const doc = await acceptFile(ctx, row, INGEST_FILE, readFileSync(path.join(DOCS, INGEST_FILE)));
+  const doc = await acceptFile(ctx, row, file, readFileSync(path.join(DOCS, file)));
   for (;;) {
     const d = await ctx.db.selectFrom('documents').select(['status', 'chunk_count']).where('id', '=', doc.id as never).executeTakeFirstOrThrow();
-    if (d.status !== 'processing') return { status: d.status, chunks: d.chunk_count, seconds: (performance.now() - started) / 1000 };
+    if (d.status !== 'processing') return { file, status: d.status, chunks: d.chunk_count, seconds: (performance.now() - started) / 1000 };
     await new Promise((r) => setTimeout(r, 250));
   }
 }
 
-// ---- the worker process (--ingest) -------------------------------------------------------
+// ---- the upstream process ----------------------------------------------------------------
 
-/** graphile-worker in its own process on the web process's wire port, as `npm run worker` attaches. */
-async function serveWorkerProcess(databaseUrl: string, openaiUrl: string, openaiKey: string) {
-  const { createDb, createPool } = await import('../db/connect');
-  const { loadConfig } = await import('../src/config');
-  const { createLogger } = await import('../src/logger');
-  const { createAiDeps } = await import('../src/runtime');
-  const { startWorker } = await import('../src/jobs/worker-runtime');
-  const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: '/nonexistent', OPENAI_API_KEY: openaiKey, OPENAI_BASE_URL: openaiUrl });
-  const logger = createLogger(config.logLevel, { stderr: true });
-  const pool = createPool(databaseUrl, 10, { embedded: true });
-  const db = createDb(pool);
-  const database = { db, pool, connectionString: databaseUrl, mode: 'embedded-attached' as const, close: () => db.destroy() };
-  const runner = await startWorker({ config, logger, database, deps: { db, config, logger, ...createAiDeps(config) } }, { pollInterval: 500 });
-  process.on('message', (m: { type: string }) => {
-    if (m.type === 'stop') void runner.stop().then(() => database.close()).then(() => process.exit(0));
+type UpstreamReport = { received: [number, number][]; sent: [number, number][]; loop: LoopStats };
+
+async function serveUpstreamProcess() {
+  const { startFakeRealtime } = await import('../test/fakes/realtime-server');
+  let received: [number, number][] = [];
+  const fake = await startFakeRealtime({
+    clock,
+    record: false,
+    onInputAudio: (pcm, arrivedAt) => {
+      if (pcm.length >= 8) received.push([readFrameStamp(pcm), arrivedAt]);
+    },
   });
-  process.send!({ type: 'ready' });
+  let loop = newLoopMonitor();
+  process.on('message', (m: { type: string; audioSpeed?: number }) => {
+    if (m.type === 'script') {
+      fake.setScript({ pace: 1, replyMs: ANSWER_MS, chunkMs: 100, stampDeltas: true, silenceMs: 300, audioSpeed: m.audioSpeed });
+      loop.disable();
+      loop = newLoopMonitor();
+      received = [];
+      fake.deltaSentAt.clear();
+      return void process.send!({ type: 'script' });
+    }
+    if (m.type === 'collect') {
+      const report: UpstreamReport = { received, sent: [...fake.deltaSentAt], loop: loopStats(loop) };
+      received = [];
+      fake.deltaSentAt.clear();
+      return void process.send!({ type: 'collect', report });
+    }
+    if (m.type === 'stop') void fake.close().then(() => process.exit(0));
+  });
+  process.send!({ type: 'ready', url: fake.url, apiKey: fake.apiKey });
 }
 
-// ---- the browser clients ----------------------------------------------------------------
+// ---- the browser clients -----------------------------------------------------------------
 
-/** `received`: [delta stamp, arrival as epoch ms (timeOrigin + now), comparable across processes]. */
-type ClientsReport = { failed: number; answered: number; errors: Record<string, number>; received: [number, number][] };
-type Clients = { open(indices: number[]): Promise<void>; talk(): Promise<ClientsReport>; stop(): void; close(): Promise<void> };
+type ClientsReport = {
+  sent: [number, number][];
+  received: [number, number][];
+  failed: number;
+  answered: number;
+  asked: number;
+  interrupts: number;
+  errors: Record<string, number>;
+  loop: LoopStats;
+};
 
-const epochNow = () => performance.timeOrigin + performance.now();
-
-/**
- * Voice sessions sharing one event loop. `settled` is called once per answer or failure, so the
- * driver can stop every group when all N sessions have been heard.
- */
-function clientsHere(wsUrl: string, tokens: string[], settled: () => void): Clients {
-  const report: ClientsReport = { failed: 0, answered: 0, errors: {}, received: [] };
-  const sockets: [number, WebSocket][] = [];
-  const speech = Buffer.concat([tonePcm16(1000, 300), silencePcm16(600)]);
+/** A client process: sessions sharing one event loop, driven over IPC. */
+function serveClientProcess() {
+  const procIndex = Number(process.argv[process.argv.indexOf('--clients') + 1]);
+  let wsUrl = '';
+  let tokens: string[] = [];
+  const speech = tonePcm16(1000, 300);
   const quiet = silencePcm16(FRAME_MS);
-  let stopped = false;
+  // The top byte of a stamp is the client process, so stamps never collide across processes.
+  let counter = 0;
+  const nextStamp = () => ((procIndex << 24) | (++counter & 0xffffff)) >>> 0;
+  type Client = { ws: WebSocket; timer?: NodeJS.Timeout; speakFrom: number; nextAskAt: number; askedAt: number };
+  let clients: Client[] = [];
+  let report: ClientsReport;
+  let loop = newLoopMonitor();
+  const reset = () => {
+    report = { sent: [], received: [], failed: 0, answered: 0, asked: 0, interrupts: 0, errors: {}, loop: loopStats(loop) };
+    loop.disable();
+    loop = newLoopMonitor();
+  };
+  reset();
+  let pauseMs = 4000;
   const fail = (code: string) => {
     report.failed++;
     report.errors[code] = (report.errors[code] ?? 0) + 1;
-    settled();
   };
   const open = (i: number) =>
     new Promise<void>((resolve) => {
-      const ws = new WebSocket(wsUrl, ['groundwork.voice.v1', `bearer.${tokens[Math.floor(i / SESSIONS_PER_ORG)]}`], { origin: ORIGIN, perMessageDeflate: false });
-      sockets.push([i, ws]);
+      const ws = new WebSocket(wsUrl, ['groundwork.voice.v1', `bearer.${tokens[Math.floor(i / SESSIONS_PER_ORG)]}`], { origin: ORIGIN, perMessageDeflate: false, allowSynchronousEvents: true });
+      const client: Client = { ws, speakFrom: Infinity, nextAskAt: Infinity, askedAt: 0 };
+      clients.push(client);
       ws.binaryType = 'nodebuffer';
+      // Stamped before ws's own listener; ws then emits every message the chunk completes synchronously.
+      let arrivedAt = 0;
+      ws.once('open', () => (ws as unknown as { _socket: import('node:net').Socket })._socket.prependListener('data', () => void (arrivedAt = clock())));
       ws.on('message', (data, isBinary) => {
-        if (isBinary) return void report.received.push([(data as Buffer).readUInt32LE(0), epochNow()]);
+        if (isBinary) return void report.received.push([(data as Buffer).readUInt32LE(0), arrivedAt]);
         const m = JSON.parse(String(data));
         if (m.type === 'ready') resolve();
-        if (m.type === 'transcript' && m.role === 'assistant' && m.final) (report.answered++, settled());
+        if (m.type === 'interrupt') (report.interrupts++, ws.send(JSON.stringify({ type: 'interrupted', played_ms: 0 })));
+        // The gateway treats the answer as playing for its length after its first frame: ask again after that.
+        if (m.type === 'transcript' && m.role === 'assistant' && m.final) (report.answered++, (client.nextAskAt = performance.now() + ANSWER_MS + pauseMs));
         if (m.type === 'error') (fail(m.code), resolve());
       });
       ws.on('error', () => (fail('socket_error'), resolve()));
     });
-  return {
-    open: async (indices) => void (await Promise.all(indices.map(open))),
-    // Every session talks in real time, starts spread over one frame period so frames interleave,
-    // and keeps sending quiet frames until told to stop (or 60 s).
-    talk: () => {
-      const deadline = performance.now() + 60_000;
-      return Promise.all(
-        sockets.map(
-          ([i, ws]) =>
-            new Promise<void>((resolve) => {
-              let off = 0;
-              const started = performance.now() + (i % FRAME_MS);
-              const timer = setInterval(() => {
-                if (ws.readyState !== ws.OPEN || stopped || performance.now() > deadline) return void (clearInterval(timer), resolve());
-                if (performance.now() < started) return;
-                ws.send(off < speech.length ? speech.subarray(off, off + FRAME_BYTES) : quiet, { binary: true });
-                off += FRAME_BYTES;
-              }, FRAME_MS);
-            }),
-        ),
-      ).then(() => report);
-    },
-    stop: () => void (stopped = true),
-    close: async () => {
-      const open = sockets.filter(([, ws]) => ws.readyState !== ws.CLOSED);
-      await Promise.all(open.map(([, ws]) => new Promise((closed) => (ws.once('close', closed), ws.close(1000)))));
-    },
+  const talk = (c: Client, offset: number, firstAsk: number) => {
+    const start = performance.now() + offset;
+    // Visitors do not all ask at the same instant: first questions spread over --ramp-ms.
+    c.nextAskAt = start + firstAsk;
+    c.askedAt = c.nextAskAt;
+    c.timer = setInterval(() => {
+      const now = performance.now();
+      if (c.ws.readyState !== c.ws.OPEN) return void clearInterval(c.timer);
+      if (now < start) return;
+      // Ask when due, or again if no answer came within 20 s.
+      if (now >= c.nextAskAt || now - c.askedAt > 20_000 + ANSWER_MS + pauseMs) {
+        c.speakFrom = now;
+        c.askedAt = now;
+        c.nextAskAt = Infinity;
+        report.asked++;
+      }
+      const off = Math.floor((now - c.speakFrom) / FRAME_MS) * FRAME_BYTES;
+      const frame = Buffer.from(off >= 0 && off < speech.length ? speech.subarray(off, off + FRAME_BYTES) : quiet);
+      const stamp = nextStamp();
+      writeFrameStamp(frame, stamp);
+      report.sent.push([stamp, clock()]);
+      c.ws.send(frame, { binary: true });
+    }, FRAME_MS);
   };
-}
-
-/** A --client-procs child: clientsHere() driven over IPC. */
-function serveClientProcess() {
-  let clients: Clients | undefined;
   process.on('message', async (m: any) => {
-    if (m.type === 'init') clients = clientsHere(m.wsUrl, m.tokens, () => process.send!({ type: 'settled' }));
-    if (m.type === 'open') await clients!.open(m.indices);
-    if (m.type === 'talk') return void process.send!({ type: 'talk', report: await clients!.talk() });
-    if (m.type === 'stop') clients!.stop();
-    if (m.type === 'close') return void (await clients!.close(), process.exit(0));
+    if (m.type === 'init') ((wsUrl = m.wsUrl), (tokens = m.tokens));
+    if (m.type === 'open') await Promise.all((m.indices as number[]).map(open));
+    if (m.type === 'talk') {
+      pauseMs = m.pauseMs;
+      reset();
+      clients.forEach((c, k) => talk(c, (k * 7) % (FRAME_MS * 50), ((k * 131) % 1000) * (m.rampMs / 1000)));
+    }
+    if (m.type === 'collect') {
+      clients.forEach((c) => clearInterval(c.timer));
+      report.loop = loopStats(loop);
+      const r = report;
+      reset();
+      return void process.send!({ type: 'collect', report: r });
+    }
+    if (m.type === 'close') {
+      const open = clients.filter((c) => c.ws.readyState !== c.ws.CLOSED);
+      await Promise.all(open.map((c) => new Promise((closed) => (c.ws.once('close', closed), c.ws.close(1000)))));
+      clients = [];
+    }
     process.send!({ type: m.type });
   });
-}
-
-/** The same clients in a child process, so their event loop is not the driver's. */
-function clientsInChild(wsUrl: string, tokens: string[], settled: () => void): Clients {
-  const child = fork(fileURLToPath(import.meta.url), ['--clients'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  child.on('message', (m: { type: string }) => m.type === 'settled' && settled());
-  child.send({ type: 'init', wsUrl, tokens });
-  return {
-    open: async (indices) => void (await request(child, { type: 'open', indices })),
-    talk: async () => (await request<{ report: ClientsReport }>(child, { type: 'talk' })).report,
-    stop: () => child.send({ type: 'stop' }),
-    close: () => new Promise((exited) => (child.once('exit', () => exited()), child.send({ type: 'close' }))),
-  };
 }
 
 // ---- the driver --------------------------------------------------------------------------
@@ -256,7 +312,7 @@ function percentile(sorted: number[], p: number) {
 }
 
 /** Sends `message` and resolves with the child's next message of the same type. */
-function request<T>(child: ChildProcess, message: { type: string; [k: string]: unknown }): Promise<T> {
+function request<T = any>(child: ChildProcess, message: { type: string; [k: string]: unknown }): Promise<T> {
   return new Promise((resolve) => {
     const on = (m: any) => {
       if (m.type === message.type) {
@@ -269,111 +325,119 @@ function request<T>(child: ChildProcess, message: { type: string; [k: string]: u
   });
 }
 
-const ask = async <T>(child: ChildProcess, type: string): Promise<T> => (await request<{ stats: T }>(child, { type })).stats;
-
-function forkSelf(args: string[], execArgv = ['--import', 'tsx']) {
-  return fork(fileURLToPath(import.meta.url), args, { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+function forkSelf(args: string[]) {
+  // VOICE_BENCH_PROFILE=dir: a CPU profile of the web process, to see what holds its loop.
+  const profile = args[0] === '--serve' && process.env.VOICE_BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.VOICE_BENCH_PROFILE}`] : [];
+  return fork(fileURLToPath(import.meta.url), args, { execArgv: ['--import', 'tsx', ...profile], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 }
+const readyOf = <T>(child: ChildProcess) => new Promise<T>((resolve) => child.on('message', (m: any) => m.type === 'ready' && resolve(m)));
+
+/** Latencies of the stamps both ends saw. */
+function join(sent: Iterable<[number, number]>, received: Iterable<[number, number]>): { latencies: number[]; lost: number } {
+  const at = new Map(sent);
+  const latencies: number[] = [];
+  for (const [stamp, t] of received) {
+    const s = at.get(stamp);
+    if (s !== undefined) latencies.push(t - s);
+  }
+  latencies.sort((a, b) => a - b);
+  return { latencies, lost: at.size - latencies.length };
+}
+
+const ms = (v: number) => Number(v.toFixed(2));
+const pct = (xs: number[]) => ({ n: xs.length, p50: ms(percentile(xs, 50)), p95: ms(percentile(xs, 95)), p99: ms(percentile(xs, 99)), max: ms(xs[xs.length - 1] ?? NaN) });
 
 async function drive() {
   const args = process.argv.slice(2);
   const opt = (name: string, dflt: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1]! : dflt);
-  const steps = opt('sessions', '50,100,200,300').split(',').map(Number);
-  const answerMs = Number(opt('answer-ms', '3000'));
-  const clientProcs = Number(opt('client-procs', '0'));
+  const db = opt('db', 'postgres') as 'postgres' | 'embedded';
+  const steps = opt('sessions', '200').split(',').map(Number);
+  const seconds = Number(opt('seconds', '30'));
+  const pauseMs = Number(opt('pause-ms', '4000'));
+  const rampMs = Number(opt('ramp-ms', '5000'));
+  const modes = opt('downlink', 'burst,paced').split(',') as ('burst' | 'paced')[];
+  const clientProcs = Math.max(1, Number(opt('client-procs', '2')));
   const ingest = args.includes('--ingest');
-  const { startFakeRealtime } = await import('../test/fakes/realtime-server');
+  if (db !== 'postgres' && db !== 'embedded') throw new Error('--db postgres|embedded');
+
   const { startFakeOpenAI } = await import('../test/fakes/openai-server');
-  const fake = await startFakeRealtime({ script: { pace: 1, replyMs: answerMs, chunkMs: 100, stampDeltas: true, silenceMs: 300 } });
   const openai = await startFakeOpenAI();
-  const child = forkSelf(['--serve', fake.url, fake.apiKey, String(Math.max(...steps)), openai.url, openai.apiKey], ['--import', 'tsx', '--expose-gc']);
-  const ready = await new Promise<{ wsUrl: string; tokens: string[]; databaseUrl: string }>((resolve) => child.on('message', (m: any) => m.type === 'ready' && resolve(m)));
-  const worker = ingest ? forkSelf(['--worker', ready.databaseUrl, openai.url, openai.apiKey]) : null;
-  if (worker) await new Promise((resolve) => worker.on('message', (m: any) => m.type === 'ready' && resolve(m)));
+  const upstream = forkSelf(['--upstream']);
+  const fake = await readyOf<{ url: string; apiKey: string }>(upstream);
+  const web = forkSelf(['--serve', JSON.stringify({ db, max: Math.max(...steps), fakeUrl: fake.url, fakeKey: fake.apiKey, openaiUrl: openai.url, openaiKey: openai.apiKey, ingest })]);
+  const ready = await readyOf<{ wsUrl: string; tokens: string[] }>(web);
+  const clients = Array.from({ length: clientProcs }, (_, k) => forkSelf(['--clients', String(k + 1)]));
+  await Promise.all(clients.map((c) => request(c, { type: 'init', wsUrl: ready.wsUrl, tokens: ready.tokens })));
   const results: Record<string, unknown>[] = [];
+  process.stdout.write(`voice bench: ${db}${ingest ? `, ingesting ${biggestPdf()} inline` : ''}, ${clientProcs} client processes, ${seconds} s per step, load average ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')}\n`);
 
   for (const n of steps) {
-    const before = await ask<ChildStats>(child, 'stats');
-    // Talking ends once every session has been answered (or failed), and with --ingest once the
-    // document is ready too.
-    let unsettled = n + (ingest ? 1 : 0);
-    const groups: Clients[] = [];
-    const onSettled = () => {
-      if (--unsettled <= 0) groups.forEach((g) => g.stop());
-    };
-    for (let k = 0; k < Math.max(1, clientProcs); k++) groups.push((clientProcs ? clientsInChild : clientsHere)(ready.wsUrl, ready.tokens, onSettled));
-    // Visitors arrive over time, not in one instant: connect in batches of 25 (spread over the groups).
-    for (let i = 0; i < n; i += 25) await groups[(i / 25) % groups.length]!.open(Array.from({ length: Math.min(25, n - i) }, (_, j) => i + j));
-    await new Promise((r) => setTimeout(r, 1000));
-    const idle = await ask<ChildStats>(child, 'stats');
-    const talkStart = performance.now();
-    const driverLoop = monitorEventLoopDelay({ resolution: 5 });
-    driverLoop.enable();
-    const ingested = ingest ? request<IngestResult>(child, { type: 'ingest' }).then((r) => (onSettled(), r)) : null;
-    const reports = await Promise.all(groups.map((g) => g.talk()));
-    const ingestResult = await ingested;
-    const talkMinutes = (performance.now() - talkStart) / 60_000;
-    driverLoop.disable();
-    const after = await ask<ChildStats>(child, 'stats');
-    const relay = after.relay.sort((a, b) => a - b);
-    await Promise.all(groups.map((g) => g.close()));
-    // The next step starts when every session of this one has ended (slots freed, meters closed).
-    for (let i = 0; i < 60 && (await ask<ChildStats>(child, 'stats')).sessions > 0; i++) await new Promise((r) => setTimeout(r, 500));
-    const latencies: number[] = [];
-    for (const [stamp, at] of reports.flatMap((r) => r.received)) {
-      const sentAt = fake.deltaSentAt.get(stamp);
-      if (sentAt !== undefined) latencies.push(at - (performance.timeOrigin + sentAt));
+    for (const mode of modes) {
+      await request(upstream, { type: 'script', audioSpeed: mode === 'burst' ? 10 : 1 });
+      // Visitors arrive over time, not in one instant: connect in batches of 25 (spread over the processes).
+      for (let i = 0; i < n; i += 25) await request(clients[(i / 25) % clientProcs]!, { type: 'open', indices: Array.from({ length: Math.min(25, n - i) }, (_, j) => i + j) });
+      await new Promise((r) => setTimeout(r, 1000));
+      const before = (await request<{ stats: WebStats }>(web, { type: 'stats' })).stats;
+      const started = performance.now();
+      await Promise.all(clients.map((c) => request(c, { type: 'talk', pauseMs, rampMs })));
+      const ingested = ingest ? request<{ result: IngestResult }>(web, { type: 'ingest' }) : null;
+      await new Promise((r) => setTimeout(r, seconds * 1000));
+      const ingestResult = ingested ? (await ingested).result : null;
+      const talkSeconds = (performance.now() - started) / 1000;
+      const reports = (await Promise.all(clients.map((c) => request<{ report: ClientsReport }>(c, { type: 'collect' })))).map((r) => r.report);
+      const after = (await request<{ stats: WebStats }>(web, { type: 'stats' })).stats;
+      // Frames still in flight when the clients stopped reach the upstream within this wait.
+      await new Promise((r) => setTimeout(r, 500));
+      const up = (await request<{ report: UpstreamReport }>(upstream, { type: 'collect' })).report;
+      await Promise.all(clients.map((c) => request(c, { type: 'close' })));
+      for (let i = 0; i < 60 && (await request<{ stats: WebStats }>(web, { type: 'stats' })).stats.sessions > 0; i++) await new Promise((r) => setTimeout(r, 500));
+
+      const uplink = join(reports.flatMap((r) => r.sent), up.received);
+      const downlink = join(up.sent, reports.flatMap((r) => r.received));
+      const errors: Record<string, number> = {};
+      for (const r of reports) for (const [code, count] of Object.entries(r.errors)) errors[code] = (errors[code] ?? 0) + count;
+      const sum = (k: 'failed' | 'answered' | 'asked' | 'interrupts') => reports.reduce((a, r) => a + r[k], 0);
+      const up_ = pct(uplink.latencies);
+      const down = pct(downlink.latencies);
+      const row = {
+        db,
+        ingest: ingestResult ? `${ingestResult.file}: ${ingestResult.status}, ${ingestResult.chunks} chunks in ${ingestResult.seconds.toFixed(1)} s` : 'no',
+        sessions: n,
+        downlink: mode,
+        ready: n - sum('failed'),
+        asked: sum('asked'),
+        answered: sum('answered'),
+        interrupts: sum('interrupts'),
+        errors,
+        'browser->upstream ms': { ...up_, lost: uplink.lost },
+        'upstream->browser ms': { ...down, lost: downlink.lost },
+        'gateway own work ms (p99)': { forward: ms(percentile(after.forwarded.sort((a, b) => a - b), 99)), relay: ms(percentile(after.relay.sort((a, b) => a - b), 99)) },
+        'web loop delay ms': mapLoop(after.loop),
+        'measuring loop delay p99 ms': { upstream: ms(up.loop.p99), clients: reports.map((r) => ms(r.loop.p99)) },
+        'web CPU % of a core': Math.round(((after.cpuMicros - before.cpuMicros) / 1e6 / talkSeconds) * 100),
+        'web RSS MB': Math.round(after.rss / 1024 / 1024),
+        seconds: Math.round(talkSeconds),
+      };
+      results.push(row);
+      process.stdout.write(`${JSON.stringify(row)}\n`);
+      process.stdout.write(
+        `${db}${ingest ? '+ingest' : ''} ${n} sessions, ${mode}: browser->upstream p50/p95/p99 ${up_.p50}/${up_.p95}/${up_.p99} ms (${up_.n} frames); upstream->browser ${down.p50}/${down.p95}/${down.p99} ms (${down.n} frames)\n`,
+      );
     }
-    fake.deltaSentAt.clear();
-    latencies.sort((a, b) => a - b);
-    const failed = reports.reduce((a, r) => a + r.failed, 0);
-    const errors: Record<string, number> = {};
-    for (const r of reports) for (const [code, count] of Object.entries(r.errors)) errors[code] = (errors[code] ?? 0) + count;
-    const row = {
-      sessions: n,
-      ready: n - failed,
-      answered: reports.reduce((a, r) => a + r.answered, 0),
-      frames: latencies.length,
-      errors: JSON.stringify(errors),
-      'gateway relay p50 (ms)': Number(percentile(relay, 50).toFixed(3)),
-      'gateway relay p95 (ms)': Number(percentile(relay, 95).toFixed(3)),
-      'web event loop delay p95 (ms)': Number(after.loopP95.toFixed(1)),
-      // One long stall is one sample of the p95 above, but delays every frame queued behind it.
-      'web event loop delay max (ms)': Number(after.loopMax.toFixed(1)),
-      'driver event loop delay p95 (ms)': Number((driverLoop.percentile(95) / 1e6).toFixed(1)),
-      'end to end p50 (ms)': Number(percentile(latencies, 50).toFixed(1)),
-      'end to end p95 (ms)': Number(percentile(latencies, 95).toFixed(1)),
-      'memory per session (KB)': Math.round((idle.heap - before.heap) / 1024 / n),
-      'RSS per session (KB)': Math.round((idle.rss - before.rss) / 1024 / n),
-      'web process RSS (MB)': Math.round(after.rss / 1024 / 1024),
-      'CPU s per session-minute': Number(((after.cpuMicros - idle.cpuMicros) / 1e6 / (n * talkMinutes)).toFixed(3)),
-      'web process CPU (% of one core)': Math.round(((after.cpuMicros - idle.cpuMicros) / 1e6 / (talkMinutes * 60)) * 100),
-      ...(ingestResult ? { ingest: `${ingestResult.status}, ${ingestResult.chunks} chunks in ${ingestResult.seconds.toFixed(1)} s` } : {}),
-    };
-    results.push(row);
-    process.stdout.write(`${JSON.stringify(row)}\n`);
-    if (row.ready < n) break;
   }
-  // Added latency = what the web process adds: relay time plus the wait for its event loop.
-  const ok = results.filter((r) => (r['gateway relay p95 (ms)'] as number) + (r['web event loop delay p95 (ms)'] as number) < 10 && r.ready === r.sessions);
-  const best = ok.length ? Math.max(...ok.map((r) => r.sessions as number)) : 0;
-  console.table(results);
-  process.stdout.write(`most sessions measured with p95 added latency < 10 ms: ${best}\n`);
   mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-  writeFileSync(new URL('./results/voice.json', import.meta.url), JSON.stringify({ at: new Date().toISOString(), answerMs, clientProcs, ingest, results, best }, null, 2));
-  // The worker first: its connections go through the web process's wire server.
-  for (const c of [worker, child]) if (c) await new Promise((exited) => (c.once('exit', exited), c.send({ type: 'stop' })));
-  await fake.close();
+  writeFileSync(new URL('./results/voice.json', import.meta.url), JSON.stringify({ at: new Date().toISOString(), db, ingest, seconds, clientProcs, results }, null, 2));
+  for (const c of clients) await new Promise((exited) => (c.once('exit', exited), c.kill()));
+  for (const c of [web, upstream]) await new Promise((exited) => (c.once('exit', exited), c.send({ type: 'stop' })));
   await openai.close();
 }
 
-const argAfter = (flag: string) => process.argv.slice(process.argv.indexOf(flag) + 1);
+const mapLoop = (l: LoopStats) => ({ p50: ms(l.p50), p95: ms(l.p95), p99: ms(l.p99), max: ms(l.max) });
+
 if (process.argv.includes('--serve')) {
-  const [fakeUrl, fakeKey, max, openaiUrl, openaiKey] = argAfter('--serve');
-  await serveWebProcess(fakeUrl!, fakeKey!, Number(max), openaiUrl!, openaiKey!);
-} else if (process.argv.includes('--worker')) {
-  const [databaseUrl, openaiUrl, openaiKey] = argAfter('--worker');
-  await serveWorkerProcess(databaseUrl!, openaiUrl!, openaiKey!);
+  await serveWebProcess(JSON.parse(process.argv[process.argv.indexOf('--serve') + 1]!));
+} else if (process.argv.includes('--upstream')) {
+  await serveUpstreamProcess();
 } else if (process.argv.includes('--clients')) {
   serveClientProcess();
 } else {

@@ -51,6 +51,8 @@ export interface KnowledgeBasesTable {
   /** Embedding model the KB's vectors were made with; a change re-embeds through a job. */
   embedding_model: string | null;
   embedding_dimensions: number | null;
+  /** The voice settings this KB overrides (its organisation's apply to the rest); null: none. */
+  voice_settings: ColumnType<Partial<import('../src/services/voice/voice-settings').VoiceSettings> | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

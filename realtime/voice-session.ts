@@ -206,7 +206,7 @@ export class VoiceSession {
     this.upstreamAlive = true;
     this.awaitingSince = performance.now();
     const current = () => this.upstream === upstream && this.phase !== 'ended';
-    upstream.on('open', () => current() && this.sendUpstream({ type: 'session.update', session: sessionConfig(realtime.model, resolveVoiceSettings(this.caller!.ctx.org.settings?.voice_settings)) }));
+    upstream.on('open', () => current() && this.sendUpstream({ type: 'session.update', session: sessionConfig(realtime.model, resolveVoiceSettings(this.caller!.ctx.org.settings?.voice_settings, this.caller!.kb.voice_settings)) }));
     upstream.on('message', (data) => current() && this.onUpstreamMessage(String(data)));
     upstream.on('pong', () => (this.upstreamAlive = true));
     upstream.on('unexpected-response', (_req, res) => {

@@ -12,5 +12,6 @@ import './usage';
 import './chat-stream';
 import './document-updates';
 import './insights';
+import './voice-settings';
 
 export const schema = builder.toSchema({ sortSchema: true });

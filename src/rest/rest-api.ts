@@ -11,6 +11,7 @@ import { registerDocumentRoutes } from './routes/documents';
 import { registerIngestRoutes } from './routes/ingest';
 import { registerKbRoutes } from './routes/kbs';
 import { registerRagRoutes } from './routes/rag';
+import { registerVoiceSettingsRoutes } from './routes/voice-settings';
 import { registerWidgetDocs } from './routes/widget-docs';
 
 const PUBLIC_PATHS = new Set(['/api/openapi.json']);
@@ -50,6 +51,7 @@ export function createRestApi(deps: HttpDeps) {
   registerDocumentRoutes(app);
   registerIngestRoutes(app, deps.config.maxUploadBytes, deps.config.bulkUpload);
   registerRagRoutes(app);
+  registerVoiceSettingsRoutes(app);
 
   registerWidgetDocs(app);
 

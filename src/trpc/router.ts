@@ -19,6 +19,7 @@ import { listKbs } from '../services/kbs/list-kbs';
 import { updateKb, ZUpdateKbInput } from '../services/kbs/update-kb';
 import { getOrgSettings, updateOrgSettings, ZUpdateOrgSettingsInput } from '../services/orgs/org-settings';
 import { getOrgUsage } from '../services/voice/voice-usage';
+import { getVoiceSettings, updateVoiceSettings, ZUpdateVoiceSettingsInput, ZVoiceSettingsRef } from '../services/voice/update-voice-settings';
 import { collectChat, startChat, ZChatInput } from '../services/chat/send-chat-message';
 import { deleteSession, getConversation, listSessionMessages, ZSessionRef } from '../services/chat/session-messages';
 import { listConversations, ZListConversationsInput } from '../services/chat/list-conversations';
@@ -51,6 +52,11 @@ export const appRouter = router({
     settings: authedProcedure.query(({ ctx }) => getOrgSettings(ctx.svc)),
     updateSettings: authedProcedure.input(ZUpdateOrgSettingsInput).mutation(({ ctx, input }) => updateOrgSettings(ctx.svc, input)),
     usage: authedProcedure.query(({ ctx }) => getOrgUsage(ctx.svc)),
+  }),
+  /** Voice settings of the organisation, or a KB's override with `kb_id`. */
+  voice: router({
+    settings: authedProcedure.input(ZVoiceSettingsRef.optional()).query(({ ctx, input }) => getVoiceSettings(ctx.svc, input ?? {})),
+    updateSettings: authedProcedure.input(ZUpdateVoiceSettingsInput).mutation(({ ctx, input }) => updateVoiceSettings(ctx.svc, input)),
   }),
   kbs: router({
     list: authedProcedure.query(({ ctx }) => listKbs(ctx.svc)),

@@ -214,8 +214,25 @@ type Response = {
   finishEarly: ((reason: 'turn_detected' | 'client_cancelled') => void) | null;
 };
 
-export async function startFakeRealtime(opts: { port?: number; script?: FakeRealtimeScript; apiKey?: string } = {}): Promise<FakeRealtime> {
+export type FakeRealtimeOptions = {
+  port?: number;
+  script?: FakeRealtimeScript;
+  apiKey?: string;
+  /** Clock for `deltaSentAt` and `onInputAudio` (default performance.now; benchmarks pass a system-wide one). */
+  clock?: () => number;
+  /**
+   * Called with every appended audio frame and the time its bytes reached the socket (the raw
+   * 'data' event that completed the frame, before `ws` parsed it) (benchmarks).
+   */
+  onInputAudio?: (pcm: Buffer, arrivedAt: number) => void;
+  /** false: keep no audio or event log per session (long benchmarks; tests read them). Default true. */
+  record?: boolean;
+};
+
+export async function startFakeRealtime(opts: FakeRealtimeOptions = {}): Promise<FakeRealtime> {
   const apiKey = opts.apiKey ?? FAKE_REALTIME_API_KEY;
+  const clock = opts.clock ?? (() => performance.now());
+  const record = opts.record ?? true;
   let script: FakeRealtimeScript = opts.script ?? {};
   let pendingFault: FakeRealtimeFault | null = null;
   const sessions: FakeRealtimeSession[] = [];
@@ -256,10 +273,14 @@ export async function startFakeRealtime(opts: { port?: number; script?: FakeReal
     if (fault?.kind === 'forbidden') {
       return reject(403, { type: 'invalid_request_error', code: 'unsupported_country_region_territory', message: 'Country, region, or territory not supported' });
     }
-    wss.handleUpgrade(req, socket, head, (ws) => runSession(ws, req, url.searchParams.get('model'), fault));
+    // Stamped before ws's own listener (prepended), and ws emits every message a chunk completes
+    // synchronously (allowSynchronousEvents), so a message's arrival is its last chunk's.
+    const arrival = { at: 0 };
+    if (opts.onInputAudio) socket.prependListener('data', () => void (arrival.at = clock()));
+    wss.handleUpgrade(req, socket, head, (ws) => runSession(ws, req, url.searchParams.get('model'), fault, arrival));
   });
 
-  function runSession(ws: WebSocket, req: IncomingMessage, model: string | null, fault: FakeRealtimeFault | null) {
+  function runSession(ws: WebSocket, req: IncomingMessage, model: string | null, fault: FakeRealtimeFault | null, arrival: { at: number }) {
     const s = { ...script };
     const pace = s.pace ?? 1;
     const chunkMs = s.chunkMs ?? 100;
@@ -317,7 +338,7 @@ export async function startFakeRealtime(opts: { port?: number; script?: FakeReal
     const send = (event: Record<string, unknown>) => {
       if (stalled || ws.readyState !== ws.OPEN) return;
       const full = { event_id: newId('event'), ...event };
-      session.serverEvents.push(event.type === 'response.output_audio.delta' ? { type: event.type, bytes: (event.delta as string).length } : full);
+      if (record) session.serverEvents.push(event.type === 'response.output_audio.delta' ? { type: event.type, bytes: (event.delta as string).length } : full);
       if (event.type === 'error') session.errors.push(full);
       ws.send(JSON.stringify(full));
     };
@@ -356,7 +377,7 @@ export async function startFakeRealtime(opts: { port?: number; script?: FakeReal
       } catch {
         return refuse('invalid_json', "We could not parse the JSON body of your request.", null, null);
       }
-      if (event.type !== 'input_audio_buffer.append') session.clientEvents.push(event);
+      if (record && event.type !== 'input_audio_buffer.append') session.clientEvents.push(event);
       const eventId = typeof event.event_id === 'string' ? event.event_id : null;
       switch (event.type) {
         case 'session.update':
@@ -443,7 +464,8 @@ export async function startFakeRealtime(opts: { port?: number; script?: FakeReal
     function onAudio(b64: string) {
       const pcm = Buffer.from(b64, 'base64');
       if (pcm.length % 2 !== 0) return refuse('invalid_value', 'Invalid audio: pcm16 needs an even number of bytes.', 'audio', null);
-      audio.push(pcm);
+      if (record) audio.push(pcm);
+      opts.onInputAudio?.(pcm, arrival.at);
       pendingInputBytes += pcm.length;
       const window = (RATE / 50) * 2;
       for (let off = 0; off < pcm.length; off += window) {
@@ -642,9 +664,10 @@ export async function startFakeRealtime(opts: { port?: number; script?: FakeReal
           if (s.stampDeltas) {
             stamp = (stamp + 1) >>> 0;
             pcm.writeUInt32LE(stamp, 0);
-            deltaSentAt.set(stamp, performance.now());
           }
-          send({ type: 'response.output_audio.delta', ...ev, delta: pcm.toString('base64') });
+          const audioB64 = pcm.toString('base64');
+          if (s.stampDeltas) deltaSentAt.set(stamp, clock());
+          send({ type: 'response.output_audio.delta', ...ev, delta: audioB64 });
           entry.audioMs += chunkMs;
           deltasSent++;
           // Transcript words are spread over the audio, as the model speaks them.

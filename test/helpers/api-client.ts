@@ -29,6 +29,12 @@ export function restClient(app: App, apiKey?: string) {
           new Request(`${BASE}${path}`, { method: 'POST', headers: headers({ 'content-type': 'application/json' }), body: JSON.stringify(body) }),
         ),
       ),
+    patch: async <T = any>(path: string, body: unknown) =>
+      toJson<T>(
+        await app.fetch(
+          new Request(`${BASE}${path}`, { method: 'PATCH', headers: headers({ 'content-type': 'application/json' }), body: JSON.stringify(body) }),
+        ),
+      ),
   };
 }
 

@@ -350,4 +350,22 @@ describe('voice settings (Workspace -> Settings -> Voice)', () => {
     expect(cfg.instructions).toMatch(/search_knowledge_base[\s\S]*Call the drone "Zephyr"\.$/);
     client.close();
   });
+
+  it("a KB's override reaches its sessions, over the organisation's settings", async () => {
+    const { restClient } = await import('../helpers/api-client');
+    const org = await createVoiceOrg(v.t, { plan: 'pro' });
+    const rest = restClient(v.t.app, org.apiKey);
+    expect((await rest.patch('/api/settings/voice', { voice: 'sage', instructions_suffix: 'Org rule.' })).status).toBe(200);
+    const kbRes = await rest.patch(`/api/kbs/${org.kbId}/voice-settings`, { turn_detection: 'semantic_vad', eagerness: 'high', instructions_suffix: 'KB rule.' });
+    expect(kbRes.status).toBe(200);
+    v.fake.setScript({ pace: 0.05 });
+    const client = VoiceClient.connect(v.served.wsUrl, await widgetToken(v.t, org));
+    await client.type('ready');
+    const cfg = v.fake.sessions.at(-1)!.sessionConfig;
+    expect(cfg.audio.input.turn_detection).toMatchObject({ type: 'semantic_vad', eagerness: 'high' });
+    expect(cfg.audio.output.voice).toBe('sage');
+    expect(cfg.instructions).toMatch(/KB rule\.$/);
+    expect(cfg.instructions).not.toMatch(/Org rule/);
+    client.close();
+  });
 });

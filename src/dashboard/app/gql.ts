@@ -17,6 +17,8 @@ export class GqlError extends Error {
   constructor(
     message: string,
     readonly code: string,
+    /** The input field the server refused (invalid_input), so the form can say it next to that field. */
+    readonly field?: string,
   ) {
     super(message);
   }
@@ -30,7 +32,7 @@ const HEADERS = { 'content-type': 'application/json', 'x-groundwork-csrf': '1' }
 
 type Body = {
   data?: unknown;
-  errors?: { message: string; extensions?: { app_code?: string } }[];
+  errors?: { message: string; extensions?: { app_code?: string; field?: string } }[];
   /** A response from outside GraphQL's execution (the body-size limit, a proxy): REST's error shape. */
   error?: { code?: string; message?: string } | string;
 };
@@ -44,7 +46,7 @@ function unwrap<R>(body: Body, status = 200): R {
   if (err) {
     const code = err.extensions?.app_code ?? 'internal_error';
     if (code === 'unauthorized') onSignedOut();
-    throw new GqlError(err.message, code);
+    throw new GqlError(err.message, code, err.extensions?.field);
   }
   return body.data as R;
 }

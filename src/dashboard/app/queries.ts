@@ -192,3 +192,12 @@ export const ActivityQuery = graphql(`
     }
   }
 `);
+
+export const VoiceSettings = graphql(`
+  query VoiceSettings($kbId: ID) { voiceSettings(kbId: $kbId) { kbId turnDetection eagerness voice instructionsSuffix overridden voiceEnabled voiceAvailable voiceUnavailableReason } }
+`);
+export const UpdateVoiceSettings = graphql(`
+  mutation UpdateVoiceSettings($input: UpdateVoiceSettingsInput!) {
+    updateVoiceSettings(input: $input) { kbId turnDetection eagerness voice instructionsSuffix overridden voiceEnabled voiceAvailable voiceUnavailableReason }
+  }
+`);

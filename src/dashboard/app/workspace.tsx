@@ -1,9 +1,10 @@
 /** Workspace: Embed (snippet, attributes, live preview), Settings (origins, widget, voice, API keys), Usage. */
 import { useEffect, useState } from 'preact/hooks';
-import { gql, type ResultOf } from './gql';
+import { gql, GqlError, type ResultOf } from './gql';
 import type { Org } from './main';
 import { refreshOrg } from './main';
-import { ApiKeys, CreateApiKey, KbList, RevokeApiKey, UpdateKb, UpdateSettings, Usage } from './queries';
+import { ApiKeys, CreateApiKey, KbList, RevokeApiKey, UpdateKb, UpdateSettings, UpdateVoiceSettings, Usage, VoiceSettings } from './queries';
+import { EAGERNESS_LEVELS, MAX_INSTRUCTIONS_SUFFIX, TURN_DETECTIONS, VOICE_NAMES } from '../../services/voice/voice-options';
 import { Confirm, CopyButton, errorMessage, formatDate, Notice, useLoad } from './ui';
 
 export function EmbedView({ org }: { org: Org }) {
@@ -159,6 +160,7 @@ function WidgetSwitches() {
 
 function Voice({ org }: { org: Org }) {
   const reason = org.settings.voiceBlockedReason;
+  const unavailable = org.settings.voiceEnabled && !org.settings.voiceAvailable ? org.settings.voiceUnavailableReason : null;
   const [error, setError] = useState<string | null>(null);
   return (
     <div class="card">
@@ -176,9 +178,157 @@ function Voice({ org }: { org: Org }) {
           }} />
         Voice conversations in the widget
       </label>
-      <p id="voice-reason" class="small muted">{reason ?? (org.settings.voiceAvailable ? 'Voice is on: add data-voice="true" to the script tag.' : 'Available on your plan: switch it on.')}</p>
+      {/* Switched on but refused by the voice provider (401/403): only an admin can act on it, so say it loudly. */}
+      {unavailable ? (
+        <p id="voice-reason" class="notice bad" role="alert" data-testid="voice-unavailable">Voice is unavailable: {unavailable}</p>
+      ) : (
+        <p id="voice-reason" class="small muted">{reason ?? (org.settings.voiceAvailable ? 'Voice is on: add data-voice="true" to the script tag.' : 'Available on your plan: switch it on.')}</p>
+      )}
       <Notice error={error} />
+      <VoiceSettingsForm />
     </div>
+  );
+}
+
+type VoiceConfig = ResultOf<typeof VoiceSettings>['voiceSettings'];
+type VoiceField = 'turn_detection' | 'eagerness' | 'voice' | 'instructions_suffix';
+const TURN_LABELS: Record<string, string> = { server_vad: 'Silence ends the turn (server_vad)', semantic_vad: 'The model judges when the visitor has finished (semantic_vad)' };
+
+/** Turn detection, eagerness, voice and instructions suffix, for the organisation or overridden per knowledge base. */
+function VoiceSettingsForm() {
+  const kbs = useLoad(() => gql(KbList), []);
+  const [kbId, setKbId] = useState('');
+  const [org, setOrg] = useState<VoiceConfig | null>(null);
+  const [current, setCurrent] = useState<VoiceConfig | null>(null);
+  // '' in a KB's select: use the organisation's value.
+  const [form, setForm] = useState({ turnDetection: '', eagerness: '', voice: '', instructionsSuffix: '', suffixOwn: false });
+  const [errors, setErrors] = useState<{ field: VoiceField | null; message: string } | null>(null);
+  const [saved, setSaved] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const show = (c: VoiceConfig) => {
+    const own = (f: VoiceField) => !c.kbId || c.overridden.includes(f);
+    setCurrent(c);
+    setForm({
+      turnDetection: own('turn_detection') ? c.turnDetection : '',
+      eagerness: own('eagerness') ? c.eagerness : '',
+      voice: own('voice') ? c.voice : '',
+      instructionsSuffix: c.instructionsSuffix,
+      suffixOwn: own('instructions_suffix'),
+    });
+  };
+  const load = async (id: string) => {
+    setErrors(null);
+    setSaved(null);
+    try {
+      const orgSettings = (await gql(VoiceSettings, {})).voiceSettings;
+      setOrg(orgSettings);
+      show(id ? (await gql(VoiceSettings, { kbId: id })).voiceSettings : orgSettings);
+    } catch (err) {
+      setErrors({ field: null, message: errorMessage(err) });
+    }
+  };
+  useEffect(() => void load(kbId), [kbId]);
+
+  const forKb = kbId !== '';
+  const turn = form.turnDetection || org?.turnDetection || 'server_vad';
+  const inherit = (value: string | undefined) => <option value="">Organisation’s ({value ?? '…'})</option>;
+  const fieldError = (f: VoiceField) => (errors?.field === f ? <Notice error={errors.message} /> : null);
+  const describedBy = (f: VoiceField) => (errors?.field === f ? `voice-${f}-error` : undefined);
+
+  return (
+    <form
+      class="voice-settings"
+      aria-labelledby="voice-settings-title"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        setBusy(true);
+        setSaved(null);
+        // A KB sends null for what it leaves to the organisation; the organisation sends every field.
+        const value = (v: string) => (forKb ? v || null : v);
+        try {
+          const result = await gql(UpdateVoiceSettings, {
+            input: {
+              ...(forKb ? { kbId } : {}),
+              turnDetection: value(form.turnDetection),
+              eagerness: value(form.eagerness),
+              voice: value(form.voice),
+              instructionsSuffix: forKb && !form.suffixOwn ? null : form.instructionsSuffix,
+            },
+          });
+          show(result.updateVoiceSettings);
+          if (!forKb) setOrg(result.updateVoiceSettings);
+          setErrors(null);
+          setSaved(forKb ? 'Saved for this knowledge base.' : 'Saved for the organisation.');
+        } catch (err) {
+          const field = err instanceof GqlError ? (err.field?.replace(/^input\./, '') as VoiceField | undefined) : undefined;
+          setErrors({ field: field && ['turn_detection', 'eagerness', 'voice', 'instructions_suffix'].includes(field) ? field : null, message: `Not saved: ${errorMessage(err)}` });
+        } finally {
+          setBusy(false);
+        }
+      }}
+    >
+      <h3 id="voice-settings-title">Voice settings</h3>
+      <label for="voice-scope">Settings for</label>
+      <select id="voice-scope" value={kbId} onChange={(e) => setKbId(e.currentTarget.value)}>
+        <option value="">The organisation (every knowledge base)</option>
+        {kbs.data?.knowledgeBases.map((k) => <option value={k.id}>{k.name} (override)</option>)}
+      </select>
+      <Notice error={errors && !errors.field ? errors.message : kbs.error} />
+      <div class="row">
+        <div>
+          <label for="voice-turn-detection">Turn detection</label>
+          <select id="voice-turn-detection" value={form.turnDetection} aria-describedby={describedBy('turn_detection')} onChange={(e) => setForm({ ...form, turnDetection: e.currentTarget.value })}>
+            {forKb && inherit(org ? TURN_LABELS[org.turnDetection] : undefined)}
+            {TURN_DETECTIONS.map((t) => <option value={t}>{TURN_LABELS[t]}</option>)}
+          </select>
+          <div id="voice-turn_detection-error">{fieldError('turn_detection')}</div>
+        </div>
+        <div>
+          <label for="voice-eagerness">Eagerness</label>
+          <select id="voice-eagerness" value={form.eagerness} disabled={turn !== 'semantic_vad'} aria-describedby="voice-eagerness-help" onChange={(e) => setForm({ ...form, eagerness: e.currentTarget.value })}>
+            {forKb && inherit(org?.eagerness)}
+            {EAGERNESS_LEVELS.map((l) => <option value={l}>{l}</option>)}
+          </select>
+          <p id="voice-eagerness-help" class="small muted">semantic_vad only: low waits longer before answering, high answers sooner.</p>
+          <div id="voice-eagerness-error">{fieldError('eagerness')}</div>
+        </div>
+        <div>
+          <label for="voice-voice">Voice</label>
+          <select id="voice-voice" value={form.voice} aria-describedby={describedBy('voice')} onChange={(e) => setForm({ ...form, voice: e.currentTarget.value })}>
+            {forKb && inherit(org?.voice)}
+            {VOICE_NAMES.map((v) => <option value={v}>{v}</option>)}
+          </select>
+          <div id="voice-voice-error">{fieldError('voice')}</div>
+        </div>
+      </div>
+      {forKb && (
+        <label class="inline">
+          <input type="checkbox" id="voice-suffix-own" checked={form.suffixOwn} onChange={(e) => setForm({ ...form, suffixOwn: e.currentTarget.checked, instructionsSuffix: e.currentTarget.checked ? form.instructionsSuffix : (org?.instructionsSuffix ?? '') })} />
+          Own instructions suffix for this knowledge base
+        </label>
+      )}
+      <label for="voice-instructions-suffix">Instructions suffix</label>
+      <textarea
+        id="voice-instructions-suffix"
+        rows={3}
+        style="width:100%"
+        value={form.instructionsSuffix}
+        disabled={forKb && !form.suffixOwn}
+        aria-invalid={errors?.field === 'instructions_suffix' ? 'true' : undefined}
+        aria-describedby={`voice-suffix-help${errors?.field === 'instructions_suffix' ? ' voice-instructions_suffix-error' : ''}`}
+        onInput={(e) => setForm({ ...form, instructionsSuffix: e.currentTarget.value })}
+        placeholder="e.g. Keep answers under three sentences."
+      />
+      <p id="voice-suffix-help" class="small muted">
+        Added after Groundwork’s own instructions (it cannot lift the rule to answer only from the knowledge base). {form.instructionsSuffix.length} / {MAX_INSTRUCTIONS_SUFFIX} characters.
+      </p>
+      <div id="voice-instructions_suffix-error">{fieldError('instructions_suffix')}</div>
+      <p>
+        <button class="primary" type="submit" disabled={busy || !current}>Save voice settings</button>
+      </p>
+      <Notice ok={saved} />
+    </form>
   );
 }
 

@@ -14,7 +14,7 @@ import { lockOrg } from './lock-org';
 import { planLimits } from '../plans';
 import { voiceAvailability, voiceBlockedReason } from '../voice/voice-availability';
 import { providerRefusalReason } from '../voice/voice-provider-status';
-import { resolveVoiceSettings, ZVoiceSettingsUpdate, type VoiceSettings } from '../voice/voice-settings';
+import { mergeVoiceSettings, resolveVoiceSettings, ZVoiceSettingsUpdate, type VoiceSettings } from '../voice/voice-settings';
 import type { Config } from '../../config';
 
 export const MAX_ALLOWED_ORIGINS = 50;
@@ -112,7 +112,7 @@ export async function updateOrgSettings(ctx: ServiceContext, rawInput: UpdateOrg
     const next: OrgSettings = { ...(org.settings ?? {}) };
     if (input.voice_enabled !== undefined) next.voice_enabled = input.voice_enabled;
     if (input.allowed_origins !== undefined) next.allowed_origins = [...new Set(input.allowed_origins)];
-    if (input.voice_settings !== undefined) next.voice_settings = { ...resolveVoiceSettings(next.voice_settings), ...input.voice_settings };
+    if (input.voice_settings !== undefined) next.voice_settings = mergeVoiceSettings(next.voice_settings, input.voice_settings);
     await trx.updateTable('organizations').set({ settings: JSON.stringify(next) }).where('id', '=', org.id).execute();
     ctx.logger.info({ settings: next }, 'organisation settings updated');
     return { settings: toOrgSettingsDto({ plan: org.plan, settings: next }, ctx.config, providerRefusal) };
