@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import DurationSequencer from './test/infra/duration-sequencer';
 
 /**
  * Two projects: every test runs on real PostgreSQL + pgvector; the API and service tests run again
@@ -17,6 +18,8 @@ export default defineConfig({
     pool: 'forks',
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     reporters: ['default'],
+    // Longest files first (test/infra/test-durations.json): both forks busy until the end.
+    sequence: { sequencer: DurationSequencer },
     projects: [
       {
         extends: true,

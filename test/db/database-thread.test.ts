@@ -24,6 +24,16 @@ afterAll(() => {
   for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
 });
 
+/**
+ * The run's migrated snapshot (test/infra/embedded-snapshot.ts) as a tarball, for the tests about
+ * the thread rather than about initdb: a cold PGlite start is ~7 s of CPU, minutes at load, and this
+ * file paid it eight times. Undefined outside the embedded project (then those tests start cold).
+ */
+function runSnapshot(): Uint8Array<ArrayBuffer> | undefined {
+  const snapshot = inject('embeddedSnapshot');
+  return snapshot ? new Uint8Array(fs.readFileSync(snapshot)) : undefined;
+}
+
 // Opening PGlite takes seconds on a quiet machine and over a minute on a loaded one: wide margins.
 describe('openEmbeddedDatabaseThread', { timeout: 300_000 }, () => {
   it('holds the data directory, serves queries from its thread, and gives the directory back on close', async () => {
@@ -59,7 +69,7 @@ describe('openEmbeddedDatabaseThread', { timeout: 300_000 }, () => {
   });
 
   it("runs a long statement without holding the caller's event loop", async () => {
-    const embedded = await openEmbeddedDatabaseThread({ dataDir: null });
+    const embedded = await openEmbeddedDatabaseThread({ dataDir: null, loadDataDir: runSnapshot() });
     const client = new pg.Client({ connectionString: embedded.connectionString });
     try {
       await client.connect();
@@ -94,7 +104,7 @@ describe('openEmbeddedDatabaseThread', { timeout: 300_000 }, () => {
     const lost: Error[] = [];
     const logged: string[] = [];
     const logger = { debug() {}, info() {}, warn() {}, error: (_: unknown, msg?: string) => void logged.push(msg ?? '') };
-    const embedded = await openEmbeddedDatabaseThread({ dataDir: null, logger: logger as never, onExit: (err) => lost.push(err) });
+    const embedded = await openEmbeddedDatabaseThread({ dataDir: null, loadDataDir: runSnapshot(), logger: logger as never, onExit: (err) => lost.push(err) });
     const pool = new pg.Pool({ connectionString: embedded.connectionString, max: 2 });
     pool.on('error', () => {});
     try {
@@ -142,9 +152,12 @@ describe('openEmbeddedDatabaseThread', { timeout: 300_000 }, () => {
   it('refuses a tarball over a data directory that already holds a database, and releases the lock', async () => {
     const dir = tempDir();
     await (await openEmbeddedDatabaseThread({ dataDir: dir })).close();
-    const source = await openEmbeddedDatabase({ dataDir: null });
-    const tarball = new Uint8Array(await (await source.pglite.dumpDataDir('none')).arrayBuffer());
-    await source.close();
+    let tarball = runSnapshot();
+    if (!tarball) {
+      const source = await openEmbeddedDatabase({ dataDir: null });
+      tarball = new Uint8Array(await (await source.pglite.dumpDataDir('none')).arrayBuffer());
+      await source.close();
+    }
     await expect(openEmbeddedDatabaseThread({ dataDir: dir, loadDataDir: tarball })).rejects.toThrow(/already exists/);
     expect(fs.existsSync(lockPath(dir))).toBe(false);
   });

@@ -163,5 +163,7 @@ describe('README administration commands', () => {
     // The org the first line creates is the one the next lines name.
     expect(outputs[0]).toMatch(/"slug":"acme"/);
     expect(outputs.join('\n')).toMatch(/\/admin\/\S+/);
-  });
+    // Each line is a fresh `npm run cli` (npm, tsx, the service's imports): ~2 s on a quiet machine,
+    // ~15 s at load 20, where the four of them passed the default 60 s. Each keeps its own 90 s.
+  }, 400_000);
 });

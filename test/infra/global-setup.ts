@@ -8,7 +8,7 @@ import type { TestProject } from 'vitest/node';
 import { createDb, createPool } from '../../db/connect';
 import { migrateToLatest } from '../../db/migrate';
 import { createEmbeddedSnapshot } from './embedded-snapshot';
-import { startThrowawayCluster } from './postgres-cluster';
+import { startThrowawayCluster, type Cluster } from './postgres-cluster';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -27,7 +27,17 @@ export function withDatabase(url: string, database: string): string {
   return u.toString();
 }
 
-export default async function setup(project: TestProject) {
+type Shared = { adminUrl: string; cluster: Cluster | null; users: number };
+
+/**
+ * vitest runs global setup once per project, in its main process: both projects share one cluster
+ * and one template (a second initdb, start and migration bought nothing). Kept on globalThis
+ * because each project may load this module afresh; the last project's teardown stops it.
+ */
+const SHARED = Symbol.for('groundwork.test.postgres');
+type WithShared = typeof globalThis & { [SHARED]?: Promise<Shared> };
+
+async function startShared(): Promise<Shared> {
   const cluster = process.env.TEST_DATABASE_URL ? null : await startThrowawayCluster();
   const adminUrl = process.env.TEST_DATABASE_URL ?? cluster!.url;
 
@@ -41,6 +51,15 @@ export default async function setup(project: TestProject) {
   const db = createDb(pool);
   await migrateToLatest(db, pool);
   await db.destroy();
+  return { adminUrl, cluster, users: 0 };
+}
+
+export default async function setup(project: TestProject) {
+  const g = globalThis as WithShared;
+  g[SHARED] ??= startShared();
+  const shared = await g[SHARED];
+  shared.users++;
+  const { adminUrl, cluster } = shared;
 
   project.provide('pgAdminUrl', adminUrl);
   project.provide('pgTemplate', TEMPLATE);
@@ -50,6 +69,8 @@ export default async function setup(project: TestProject) {
 
   return async () => {
     snapshot?.remove();
+    if (--shared.users > 0) return;
+    delete g[SHARED];
     if (cluster) {
       cluster.stop();
     } else {

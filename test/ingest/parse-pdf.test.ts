@@ -111,11 +111,14 @@ describe('parsePdf', () => {
   it('parses the 619-page DA-619p.pdf without hanging or blowing memory', async () => {
     const rssBefore = process.memoryUsage().rss;
     const started = performance.now();
+    const cpuBefore = process.cpuUsage();
     const doc = await parsePdf(readDoc('DA-619p.pdf'));
     const chunks = chunkDocument(doc);
     const ms = performance.now() - started;
+    const cpu = process.cpuUsage(cpuBefore);
+    const cpuMs = (cpu.user + cpu.system) / 1000;
     const rssGrowthMb = (process.memoryUsage().rss - rssBefore) / 1024 / 1024;
-    console.info(`DA-619p.pdf: ${ms.toFixed(0)} ms, ${doc.sections.length} sections, ${chunks.length} chunks, RSS +${rssGrowthMb.toFixed(0)} MB`);
+    console.info(`DA-619p.pdf: ${ms.toFixed(0)} ms (${cpuMs.toFixed(0)} ms CPU), ${doc.sections.length} sections, ${chunks.length} chunks, RSS +${rssGrowthMb.toFixed(0)} MB`);
 
     expect(doc.pages).toBe(619);
     expect(doc.sections.some((s) => s.page === 619)).toBe(true);
@@ -126,7 +129,9 @@ describe('parsePdf', () => {
     expect(new Set(page7.map((s) => s.headingPath.at(-1))).size).toBeGreaterThan(1);
     expect(textOf(doc, 1)).toContain('Table of Contents');
     expect(chunks.every((c) => c.page !== undefined && c.tokenCount <= 512)).toBe(true);
-    expect(ms).toBeLessThan(45_000);
+    // No runaway: bounded in CPU time, which the other processes on a loaded machine do not inflate
+    // as they do wall time (~5 s quiet; 59.7 s of wall at load 22 failed the former 45 s wall bound).
+    expect(cpuMs).toBeLessThan(45_000);
     expect(rssGrowthMb).toBeLessThan(600);
-  }, 90_000);
+  }, 300_000);
 });
