@@ -29,6 +29,7 @@
  * parsing, chunking, identity, embedding or the schema misses the snapshot and ingests afresh. E.g.
  *   npm run bench -- reports --corpora financebench --names real --reuse      (first run ingests, ~10 min;
  *                                                                             later runs ~1-2 min)
+ * `--retrieval-only` skips FinanceBench's answers (their measures then read 0): for ranking experiments.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -75,6 +76,8 @@ const { values } = parseArgs({
     // Reuse KBs ingested by an earlier run with the same files and ingestion code (bench/lib/kb-cache.ts).
     reuse: { type: 'boolean', default: false },
     'kb-cache': { type: 'string' },
+    // FinanceBench: retrieval measures only (no answers: cites, figure and refused read 0).
+    'retrieval-only': { type: 'boolean', default: false },
   },
 });
 const corpora = new Set(values.corpora.split(','));
@@ -173,8 +176,10 @@ async function financeBench(ctx: ServiceContext, naming: 'real' | 'opaque') {
     const got = chunks.map((c) => filingOf(c.doc_id));
     const peer = mini.search(q.question).slice(0, 5).map((h) => h.filing as string);
     await dump(kb, null, { kind: 'answerable', corpus: `financebench-${naming}`, question: q.question, want: q.docName });
-    const { answer, citations } = await collectAnswer(await startSearch(ctx, { kb_id: kb.id, query: q.question, top_k: 5 }));
-    const refused = answer.trim().startsWith(NOT_FOUND_ANSWER.slice(0, 30));
+    const { answer, citations } = values['retrieval-only']
+      ? { answer: '', citations: [] }
+      : await collectAnswer(await startSearch(ctx, { kb_id: kb.id, query: q.question, top_k: 5 }));
+    const refused = !values['retrieval-only'] && answer.trim().startsWith(NOT_FOUND_ANSWER.slice(0, 30));
     const gold = goldFigures(q.answer);
     const row: Row = {
       q,
