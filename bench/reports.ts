@@ -51,7 +51,7 @@ import type { DumpedQuestion } from './lib/reports-dump';
 import { writeFileSync } from 'node:fs';
 import { candidatePool, retrieve, scoreCandidates } from '../src/services/rag/retrieve';
 import { fuse } from '../src/services/rag/fuse';
-import { startSearch } from '../src/services/rag/search';
+import { refusalSourcesTable, startSearch } from './lib/refusal-sources';
 import { openBenchRuntime, type BenchDb } from './lib/bench-runtime';
 import { OFF_TOPIC, OFF_TOPIC_HELD_OUT } from './lib/off-topic';
 import { containsFigure, goldFigures, loadFinanceBench, type FinanceQuestion } from './lib/financebench';
@@ -396,6 +396,8 @@ try {
     console.table(offRows);
   }
   if (values.dump) writeFileSync(values.dump, JSON.stringify(dumped));
+  console.log('\nRefused answers carrying their sources (as every transport sends them)');
+  console.table(refusalSourcesTable());
 } finally {
   await rt.close();
 }
