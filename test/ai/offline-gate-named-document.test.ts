@@ -29,6 +29,9 @@ describe('askingPart', () => {
   it('keeps a one-sentence question, or one without a question mark, whole', () => {
     expect(askingPart('How much leave do I get?')).toBe('How much leave do I get?');
     expect(askingPart('List the risks. Then summarise them.')).toBe('List the risks. Then summarise them.');
+    // A full stop inside a name does not end the request.
+    expect(askingPart('What year did Robert J. Shiller win an Economics Nobel prize?')).toBe('What year did Robert J. Shiller win an Economics Nobel prize?');
+    expect(askingPart('What percentage of the U.S. population self-identify with UMC?')).toBe('What percentage of the U.S. population self-identify with UMC?');
   });
 });
 

@@ -116,11 +116,18 @@ export function supportVerdict(question: string, passages: SupportPassage[], lex
  * is the net PPNE for Acme?" asks what follows the colon. A request with no question mark, or one
  * sentence, is asked whole.
  */
+const WH = '(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|does|do|did|has|have|had|can|could|will|would|should|in|for|at|by|from|as|among|according|based)';
+const ASKS = new RegExp(`^${WH}\\b`, 'i');
+const ASKS_AFTER_COLON = new RegExp(`:\\s*(${WH}\\b[^:]*)$`, 'i');
+
 export function askingPart(question: string): string {
-  const sentences = question.split(/(?<=[?.!])\s+(?=\S)/).map((s) => s.trim()).filter(Boolean);
+  const sentences = question.split(/(?<=[?.!])\s+(?=\p{Lu})/u).map((s) => s.trim()).filter(Boolean);
   const asking = sentences.filter((s) => s.endsWith('?'));
   if (sentences.length < 2 || asking.length === 0) return question;
-  return asking.map((s) => /:\s*((?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|does|do|did|has|have|can)\b[^:]*)$/i.exec(s)?.[1] ?? s).join(' ');
+  const parts = asking.map((s) => ASKS_AFTER_COLON.exec(s)?.[1] ?? s);
+  // A full stop inside a name ("Robert J. Shiller", "the U.S. economy") is no sentence end: a part
+  // that does not open as a question is a fragment, and the request is asked whole.
+  return parts.every((p) => ASKS.test(p)) ? parts.join(' ') : question;
 }
 
 /**
