@@ -22,6 +22,14 @@
  *                            [--names real,opaque] [--companies 3M,Nike]
  *
  * The docs corpus skips its two largest files (619-page PDF, 872-page DOCX) unless --full-docs.
+ *
+ * Iterating on retrieval or answering: `--reuse [--kb-cache DIR]` keeps each uploaded KB (earnings,
+ * FinanceBench per naming, SQuAD, docs) as a snapshot keyed by its files and by the source of the
+ * ingestion code (bench/lib/kb-cache.ts), and restores it in seconds on the next run; any change to
+ * parsing, chunking, identity, embedding or the schema misses the snapshot and ingests afresh. E.g.
+ *   npm run bench -- reports --corpora financebench --names real --reuse      (first run ingests, ~10 min;
+ *                                                                             later runs ~1-2 min)
+ * `--retrieval-only` skips FinanceBench's answers (their measures then read 0): for ranking experiments.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -43,12 +51,13 @@ import type { DumpedQuestion } from './lib/reports-dump';
 import { writeFileSync } from 'node:fs';
 import { candidatePool, retrieve, scoreCandidates } from '../src/services/rag/retrieve';
 import { fuse } from '../src/services/rag/fuse';
-import { startSearch } from '../src/services/rag/search';
+import { refusalSourcesTable, startSearch } from './lib/refusal-sources';
 import { openBenchRuntime, type BenchDb } from './lib/bench-runtime';
 import { OFF_TOPIC, OFF_TOPIC_HELD_OUT } from './lib/off-topic';
 import { containsFigure, goldFigures, loadFinanceBench, type FinanceQuestion } from './lib/financebench';
 import { NOT_FOUND_ANSWER } from '../src/ai/prompts';
 import { everyKth, loadSquad } from './lib/squad';
+import { defaultKbCacheDir, kbCacheKey, restoreKb, saveKb } from './lib/kb-cache';
 
 const DATA = path.resolve(import.meta.dirname, '../../shared/data');
 const EARNINGS = path.join(DATA, 'earnings-calls');
@@ -64,6 +73,11 @@ const { values } = parseArgs({
     verbose: { type: 'boolean', default: false },
     // Writes every question's retrieved passages (as the answer prompt gets them), for tuning the answerer offline.
     dump: { type: 'string' },
+    // Reuse KBs ingested by an earlier run with the same files and ingestion code (bench/lib/kb-cache.ts).
+    reuse: { type: 'boolean', default: false },
+    'kb-cache': { type: 'string' },
+    // FinanceBench: retrieval measures only (no answers: cites, figure and refused read 0).
+    'retrieval-only': { type: 'boolean', default: false },
   },
 });
 const corpora = new Set(values.corpora.split(','));
@@ -88,15 +102,28 @@ async function drain() {
 
 async function uploadAll(ctx: ServiceContext, name: string, files: Array<{ filename: string; bytes: Buffer }>) {
   const t0 = performance.now();
-  const { kb } = await createKb(ctx, { name });
+  const snapshot = values.reuse ? path.join(values['kb-cache'] ?? defaultKbCacheDir(), `${kbCacheKey(name, files, rt.deps.embeddings.default.id)}.jsonl.gz`) : null;
+  const restored = snapshot ? await restoreKb(rt.deps.db, snapshot, ctx.org.id) : null;
+  let kbId: KbId;
   const docName = new Map<string, string>();
-  for (const f of files) {
-    const { document } = await ingestUpload(ctx, { kb_id: kb.id, filename: f.filename, bytes: f.bytes });
-    docName.set(document.id, f.filename);
+  if (restored) {
+    kbId = restored as KbId;
+    const docs = await rt.deps.db.selectFrom('documents').select(['id', 'filename']).where('kb_id', '=', kbId).execute();
+    for (const d of docs) docName.set(d.id, d.filename);
+  } else {
+    const { kb } = await createKb(ctx, { name });
+    kbId = kb.id as KbId;
+    for (const f of files) {
+      const { document } = await ingestUpload(ctx, { kb_id: kb.id, filename: f.filename, bytes: f.bytes });
+      docName.set(document.id, f.filename);
+    }
+    await drain();
+    if (snapshot) await saveKb(rt.deps.db, kbId, snapshot);
   }
-  await drain();
+  const kb = { id: kbId };
   const chunks = await rt.deps.db.selectFrom('chunks').select((eb) => eb.fn.countAll<number>().as('n')).where('kb_id', '=', kb.id as KbId).executeTakeFirstOrThrow();
-  console.log(`${name}: ${files.length} documents, ${chunks.n} chunks, ingested in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  const how = restored ? `restored from ${snapshot}` : snapshot ? `ingested (snapshot saved to ${snapshot})` : 'ingested';
+  console.log(`${name}: ${files.length} documents, ${chunks.n} chunks, ${how} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   const kbRow = await rt.deps.db.selectFrom('knowledge_bases').selectAll().where('id', '=', kb.id as KbId).executeTakeFirstOrThrow();
   return { kb: kbRow, docName };
 }
@@ -149,8 +176,10 @@ async function financeBench(ctx: ServiceContext, naming: 'real' | 'opaque') {
     const got = chunks.map((c) => filingOf(c.doc_id));
     const peer = mini.search(q.question).slice(0, 5).map((h) => h.filing as string);
     await dump(kb, null, { kind: 'answerable', corpus: `financebench-${naming}`, question: q.question, want: q.docName });
-    const { answer, citations } = await collectAnswer(await startSearch(ctx, { kb_id: kb.id, query: q.question, top_k: 5 }));
-    const refused = answer.trim().startsWith(NOT_FOUND_ANSWER.slice(0, 30));
+    const { answer, citations } = values['retrieval-only']
+      ? { answer: '', citations: [] }
+      : await collectAnswer(await startSearch(ctx, { kb_id: kb.id, query: q.question, top_k: 5 }));
+    const refused = !values['retrieval-only'] && answer.trim().startsWith(NOT_FOUND_ANSWER.slice(0, 30));
     const gold = goldFigures(q.answer);
     const row: Row = {
       q,
@@ -367,6 +396,8 @@ try {
     console.table(offRows);
   }
   if (values.dump) writeFileSync(values.dump, JSON.stringify(dumped));
+  console.log('\nRefused answers carrying their sources (as every transport sends them)');
+  console.table(refusalSourcesTable());
 } finally {
   await rt.close();
 }

@@ -36,9 +36,7 @@ const DocumentIdentityRef = builder.objectRef<NonNullable<DocumentDto['identity'
     subject: t.exposeString('subject', { nullable: true, description: 'The issuer, organisation or thing the document is about' }),
     kind: t.exposeString('kind', { nullable: true, description: 'Kind of document ("Form 10-K", "Employee Handbook")' }),
     period: t.exposeString('period', { nullable: true, description: 'Period it covers, as written' }),
-    headline: t.exposeStringList('headline', { description: "The cover's other headline lines, kept as context" }),
-    running: t.exposeStringList('running', { description: 'Running header and footer texts kept as context' }),
-    source: t.exposeString('source', { nullable: true, description: 'Where the subject was read: caption, cover, running, title or filename' }),
+    source: t.exposeString('source', { nullable: true, description: 'Where the subject was read: caption (a line the document captions as its name), cover, running (header or footer), title (metadata) or filename' }),
   }),
 });
 

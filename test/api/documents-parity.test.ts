@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphqlClient, restClient, trpcClient } from '../helpers/api-client';
 import { createOrgWithKey } from '../helpers/factories';
+import { runQueuedJobs } from '../helpers/jobs';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 import { uploadFile } from '../helpers/upload';
 
@@ -92,5 +93,25 @@ describe('document parity', () => {
     expect((await restClient(t.app, key).delete(`/api/kbs/${kbId}/documents/${rest.id}`)).body).toEqual({ success: true });
     const again = await trpcClient(t.app, key).mutation('documents.delete', { kb_id: kbId, id: trpc.id });
     expect(again.body.error.data.app_code).toBe('not_found');
+  });
+
+  it("shows an ingested document's identity as subject, kind, period and where the subject was read, the same everywhere", async () => {
+    const { key, kbId } = await setup();
+    const md = '# Contoso Freight Employee Handbook\n\nNew employees get 25 days of paid leave per year.\n\n## Travel\n\nBook rail for trips under 500 km.';
+    const rest = (await uploadFile(t.app, key, kbId, { name: 'hb.md', bytes: md })).body.document;
+    await runQueuedJobs(t);
+    const got = (await restClient(t.app, key).get(`/api/kbs/${kbId}/documents/${rest.id}`)).body.document;
+    // Only what a person checks: the context lines the ingester keeps (running headers, cover lines) stay internal.
+    expect(Object.keys(got.identity).sort()).toEqual(['kind', 'period', 'source', 'subject']);
+    expect(got.identity.subject).toContain('Contoso Freight');
+    expect(got.identity.source).not.toBeNull();
+    const listed = (await restClient(t.app, key).get(`/api/kbs/${kbId}/documents`)).body.documents[0];
+    const gql = snake((await graphqlClient(t.app, key)(`query($k: ID!, $d: ID!) { document(kbId: $k, id: $d) { ${DOC_FIELDS} } }`, { k: kbId, d: rest.id })).body.data!.document);
+    const trpc = (await trpcClient(t.app, key).query('documents.get', { kb_id: kbId, id: rest.id })).body.result.data.document;
+    expect(listed.identity).toEqual(got.identity);
+    expect(gql.identity).toEqual(got.identity);
+    expect(trpc.identity).toEqual(got.identity);
+    const introspected = await graphqlClient(t.app, key)(`{ __type(name: "DocumentIdentity") { fields { name } } }`);
+    expect(introspected.body.data!.__type.fields.map((f: { name: string }) => f.name).sort()).toEqual(['kind', 'period', 'source', 'subject']);
   });
 });

@@ -20,6 +20,7 @@
  */
 import { NOT_FOUND_ANSWER, type AnswerPassage } from '../prompts';
 import { alreadySaidPenalty } from './already-said';
+import { askingPart } from './support';
 import { figureAdjustment, holdsFigure, pickFigureSentence } from './figures';
 import { MONTHS, WEEKDAYS, STOPWORDS, isNumberWord, questionContent, splitSentences, tokenize, type Token } from './text';
 
@@ -261,7 +262,9 @@ function decorate(sentence: string, marker: number, first: boolean): string {
   return `${s.replace(/[,;:]$/, '')} [${marker}].`;
 }
 
-export function answerFromPassages(question: string, passages: AnswerPassage[], options: AnswerOptions = {}): OfflineAnswer {
+export function answerFromPassages(request: string, passages: AnswerPassage[], options: AnswerOptions = {}): OfflineAnswer {
+  // A request of several sentences is answered for the sentence that asks; the others say how to answer.
+  const question = askingPart(request);
   const opts = { ...DEFAULTS, ...(wantsSeveralSentences(question) ? LIST_OPTIONS : {}), ...options };
   const questionType = detectQuestionType(question);
   const refusal = (ranked: ScoredSentence[]): OfflineAnswer => ({

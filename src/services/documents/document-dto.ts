@@ -16,15 +16,20 @@ export const ZDocument = z.object({
   stage: z.enum(['parsing', 'ocr', 'chunking', 'embedding']).nullable(),
   /** How far the stage has got (pages or chunks); null when the stage has no count. */
   progress: z.object({ done: z.number().int(), total: z.number().int(), unit: z.enum(['pages', 'chunks']) }).nullable(),
-  /** What the document is about, read from the document itself at ingestion; null before it was (re-)ingested. */
+  /**
+   * What the document is about, read from the document itself at ingestion; null before it was
+   * (re-)ingested. Only what a person checks: the running headers and cover lines the ingester
+   * keeps as searchable context are internal (they are in the chunks' context, not the API).
+   */
   identity: z
     .object({
-      subject: z.string().nullable(),
-      kind: z.string().nullable(),
-      period: z.string().nullable(),
-      headline: z.array(z.string()),
-      running: z.array(z.string()),
-      source: z.enum(['caption', 'cover', 'running', 'title', 'filename']).nullable(),
+      subject: z.string().nullable().describe('The issuer, organisation or thing the document is about'),
+      kind: z.string().nullable().describe('Kind of document ("Form 10-K", "Employee Handbook")'),
+      period: z.string().nullable().describe('Period it covers, as written'),
+      source: z
+        .enum(['caption', 'cover', 'running', 'title', 'filename'])
+        .nullable()
+        .describe('Where the subject was read: a caption naming it, the cover, the running header or footer, the metadata title, or the file name'),
     })
     .nullable(),
   /** Pages whose text was read by OCR (scans); empty when the text came from the file itself. */
@@ -56,7 +61,7 @@ export function toDocumentDto(d: DocumentRow): DocumentDto {
       d.stage !== null && d.progress_total !== null && d.progress_unit !== null
         ? { done: d.progress_done ?? 0, total: d.progress_total, unit: d.progress_unit }
         : null,
-    identity: d.identity ? { ...d.identity, headline: d.identity.headline ?? [] } : null,
+    identity: d.identity ? { subject: d.identity.subject, kind: d.identity.kind, period: d.identity.period, source: d.identity.source } : null,
     ocr_pages: d.ocr_pages ?? [],
     recrawl: d.recrawl ?? null,
     last_crawled_at: d.last_crawled_at?.toISOString() ?? null,

@@ -5,7 +5,9 @@
  *
  * Rules, in order: no passage retrieved; retrieval not confident (retrieve.ts: no lexical hit and a
  * weak best cosine); for the offline extractive answerer only, no passage holds the question's
- * content (ai/offline/support.ts). An LLM judges the passages' relevance itself, so online the
+ * content (ai/offline/support.ts: a passage's support, every word in one passage, or the passages
+ * of a document the question names holding the rest of it). A request of several sentences is
+ * judged on the sentence that asks (support.ts askingPart), not on how it says to answer. An LLM judges the passages' relevance itself, so online the
  * third rule is skipped and the model may still refuse in words (reported as `model_refused`).
  */
 import { MIN_SUPPORT, supportVerdict } from '../../ai/offline/support';
@@ -25,11 +27,13 @@ export interface AnswerGate {
   minSupport: number | null;
   /** Some passage holds every content word of the question (offline gate only). */
   fullCoverage: boolean | null;
+  /** What the passages of a document the question names hold of the rest of it (offline gate only; 0 when it names none). */
+  namedCoverage: number | null;
 }
 
 export function decideAnswerGate(input: { question: string; retrieval: Retrieval; passages: AnswerPassage[]; offline: boolean }): AnswerGate {
   const { retrieval, passages, offline } = input;
-  const base = { confident: retrieval.confident, support: null, minSupport: null, fullCoverage: null };
+  const base = { confident: retrieval.confident, support: null, minSupport: null, fullCoverage: null, namedCoverage: null };
   if (retrieval.chunks.length === 0) return { ...base, pass: false, reason: 'no_passages' };
   if (!offline) return { ...base, pass: retrieval.confident, reason: retrieval.confident ? 'answered' : 'not_confident' };
   // The extractive offline answerer matches words, so it is told no when no passage holds the
@@ -39,7 +43,13 @@ export function decideAnswerGate(input: { question: string; retrieval: Retrieval
     passages.map((p, i) => ({ ...p, dense: retrieval.chunks[i]!.dense, lexical: retrieval.chunks[i]!.lexical })),
     retrieval.lexicalCeiling,
   );
-  const scores = { confident: retrieval.confident, support: Number(verdict.bestSupport.toFixed(4)), minSupport: MIN_SUPPORT, fullCoverage: verdict.fullCoverage };
+  const scores = {
+    confident: retrieval.confident,
+    support: Number(verdict.bestSupport.toFixed(4)),
+    minSupport: MIN_SUPPORT,
+    fullCoverage: verdict.fullCoverage,
+    namedCoverage: verdict.namedCoverage,
+  };
   if (!retrieval.confident) return { ...scores, pass: false, reason: 'not_confident' };
   return { ...scores, pass: verdict.covered, reason: verdict.covered ? 'answered' : 'not_covered' };
 }
