@@ -7,7 +7,7 @@ import type { ServiceContext } from '../../context';
 import type { DocumentSource, KnowledgeBase } from '../../../db/types';
 import { AppError } from '../../errors';
 import { newId } from '../../ids';
-import { enqueueJob, orgQueue } from '../../jobs/enqueue';
+import { enqueueOrgJob } from '../../jobs/enqueue';
 import { withOrgShare } from '../org-share';
 import { lockOrg } from '../orgs/lock-org';
 import { planLimits } from '../plans';
@@ -60,7 +60,7 @@ export async function createDocument(ctx: ServiceContext, doc: NewDocument): Pro
       .returningAll()
       .executeTakeFirstOrThrow();
     if (doc.bytes) await trx.insertInto('document_files').values({ document_id: inserted.id, bytes: doc.bytes }).execute();
-    await enqueueJob(trx, 'documents__ingest', { document_id: inserted.id }, { jobKey: ingestJobKey(inserted.id), queueName: orgQueue(org.id, inserted.id) });
+    await enqueueOrgJob(trx, 'documents__ingest', { document_id: inserted.id }, { jobKey: ingestJobKey(inserted.id), orgId: org.id, documentId: inserted.id });
     return inserted;
   }));
   ctx.logger.info({ documentId: row.id, kbId: row.kb_id, source: row.source }, 'document accepted for ingestion');
