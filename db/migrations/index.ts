@@ -18,6 +18,7 @@ import * as m0840 from './20261126_0840_voice_real_api';
 import * as m0920 from './20261126_0920_chunk_curation';
 import * as m0900 from './20261126_0900_conversation_insights';
 import * as m0870 from './20261126_0870_ingest_pending_chunks';
+import * as m1060 from './20261126_1060_upload_batches';
 
 /** Listed explicitly (not read from disk) so migrations work the same under tsx, vitest and bundlers. */
 export const migrations: Record<string, Migration> = {
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '20261126_0920_chunk_curation': m0920,
   '20261126_0900_conversation_insights': m0900,
   '20261126_0870_ingest_pending_chunks': m0870,
+  '20261126_1060_upload_batches': m1060,
 };

@@ -6,7 +6,7 @@
 import type { ServiceContext } from '../../context';
 import type { DocumentSource, KnowledgeBase } from '../../../db/types';
 import { AppError } from '../../errors';
-import { newId } from '../../ids';
+import { newId, type BatchId } from '../../ids';
 import { enqueueOrgJob } from '../../jobs/enqueue';
 import { withOrgShare } from '../org-share';
 import { lockOrg } from '../orgs/lock-org';
@@ -21,6 +21,8 @@ export type NewDocument = {
   bytes?: Buffer;
   crawlOptions?: Record<string, unknown>;
   recrawl?: 'daily' | 'weekly' | null;
+  /** The bulk upload that brings it (src/services/documents/upload-batch.ts). */
+  batchId?: BatchId;
 };
 
 export const ingestJobKey = (documentId: string) => `ingest:${documentId}`;
@@ -54,6 +56,7 @@ export async function createDocument(ctx: ServiceContext, doc: NewDocument): Pro
         status: 'processing',
         crawl_options: doc.crawlOptions ? JSON.stringify(doc.crawlOptions) : null,
         recrawl: doc.recrawl ?? null,
+        batch_id: doc.batchId ?? null,
         created_at: now,
         updated_at: now,
       })
