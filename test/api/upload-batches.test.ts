@@ -17,7 +17,7 @@ const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000
 let t: TestApp;
 beforeAll(async () => {
   // A wide time budget: on a loaded machine the 3 s default would leave files not_processed.
-  t = await createTestApp({ env: { BULK_UPLOAD_BUDGET_MS: '120000' } });
+  t = await createTestApp({ env: { BULK_UPLOAD_BUDGET_MS: '60000' } });
 });
 afterAll(async () => {
   await t?.close();
