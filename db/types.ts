@@ -5,7 +5,7 @@
 import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable, Updateable } from 'kysely';
 import type { DocumentIdentity } from '../src/ingest/document-identity';
 import type { Chunk } from '../src/ingest/types';
-import type { AdminSessionId, ApiKeyId, ChunkId, DocumentId, KbId, MessageId, OrgId, SessionId } from '../src/ids';
+import type { AdminSessionId, ApiKeyId, BatchId, ChunkId, DocumentId, KbId, MessageId, OrgId, SessionId } from '../src/ids';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Json<T> = ColumnType<T, string | T, string | T>;
@@ -109,8 +109,20 @@ export interface DocumentsTable {
   next_crawl_at: Timestamp | null;
   last_crawl_changes: Json<CrawlChanges> | null;
   crawl_failures: ColumnType<CrawlFailure[] | null, string | null | undefined, string | null>;
+  /** The bulk upload that created it (migration 1060); null for single uploads and URLs. */
+  batch_id: ColumnType<BatchId | null, BatchId | null | undefined, BatchId | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+/** One bulk upload (migration 1060, src/services/documents/upload-batch.ts). */
+export interface UploadBatchesTable {
+  id: BatchId;
+  org_id: OrgId;
+  kb_id: KbId;
+  /** The per-file report the upload answered (UploadReport[]). */
+  files: ColumnType<import('../src/services/documents/upload-batch').UploadReport[], string | undefined, string>;
+  created_at: Generated<Date>;
 }
 
 export interface DocumentFilesTable {
@@ -118,7 +130,7 @@ export interface DocumentFilesTable {
   bytes: Buffer;
 }
 
-/** A big document's chunks between ingestion steps (migration 0870, src/services/documents/ingest-steps.ts). */
+/** A big document's chunks between ingestion steps (migration 0930, src/services/documents/ingest-steps.ts). */
 export interface IngestPendingChunksTable {
   document_id: DocumentId;
   position: number;
@@ -289,6 +301,7 @@ export interface Database {
   crawl_pages: CrawlPagesTable;
   chunks: ChunksTable;
   ingest_pending_chunks: IngestPendingChunksTable;
+  upload_batches: UploadBatchesTable;
   kb_lexicon: KbLexiconTable;
   kb_lexicon_totals: KbLexiconTotalsTable;
   chat_sessions: ChatSessionsTable;

@@ -4,6 +4,7 @@ import { getDocument } from '../src/services/documents/get-document';
 import { ingestUpload } from '../src/services/documents/ingest-upload';
 import { ingestUrl } from '../src/services/documents/ingest-url';
 import { ingestUploads, type UploadedFile, type UploadReport } from '../src/services/documents/ingest-uploads';
+import { getUploadBatch, type UploadBatchDto } from '../src/services/documents/upload-batch';
 import { reingestDocument } from '../src/services/documents/reingest-document';
 import { recrawlNow, setRecrawl } from '../src/services/documents/recrawl-document';
 import { AppError } from '../src/errors';
@@ -84,10 +85,30 @@ const UploadReportRef = builder.objectRef<UploadReport>('UploadFileReport').impl
     error: t.field({ type: UploadErrorRef, nullable: true, resolve: (r) => r.error }),
   }),
 });
-const BulkUploadResultRef = builder.objectRef<{ documents: DocumentDto[]; files: UploadReport[] }>('BulkUploadResult').implement({
+const BulkUploadResultRef = builder.objectRef<{ batch_id: string; documents: DocumentDto[]; files: UploadReport[] }>('BulkUploadResult').implement({
   fields: (t) => ({
+    batchId: t.exposeID('batch_id', { description: "The batch: its progress is the query uploadBatch(kbId, id)" }),
     documents: t.field({ type: [DocumentRef], resolve: (r) => r.documents }),
     files: t.field({ type: [UploadReportRef], resolve: (r) => r.files }),
+  }),
+});
+
+const UploadBatchStatusEnum = builder.enumType('UploadBatchStatus', { values: ['processing', 'done'] as const });
+const UploadBatchCountsRef = builder.objectRef<UploadBatchDto['counts']>('UploadBatchCounts').implement({
+  description: "The batch's documents per status",
+  fields: (t) => ({ processing: t.exposeInt('processing'), ready: t.exposeInt('ready'), failed: t.exposeInt('failed') }),
+});
+const UploadBatchRef = builder.objectRef<UploadBatchDto>('UploadBatch').implement({
+  description: 'A bulk upload (several files or a ZIP) and how far its documents have got',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    kbId: t.exposeID('kb_id'),
+    status: t.field({ type: UploadBatchStatusEnum, description: 'done once no document of the batch is processing', resolve: (b) => b.status }),
+    percent: t.exposeInt('percent', { description: 'Settled documents count whole, processing ones by their progress; 100 only when done' }),
+    counts: t.field({ type: UploadBatchCountsRef, resolve: (b) => b.counts }),
+    documents: t.field({ type: [DocumentRef], description: 'The documents the upload created (a deleted one is gone)', resolve: (b) => b.documents }),
+    files: t.field({ type: [UploadReportRef], description: 'What the upload answered for each file', resolve: (b) => b.files }),
+    createdAt: t.field({ type: 'DateTime', resolve: (b) => b.created_at }),
   }),
 });
 
@@ -108,6 +129,12 @@ const defined = <T extends Record<string, unknown>>(o: T) =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null)) as { [K in keyof T]?: NonNullable<T[K]> };
 
 builder.queryFields((t) => ({
+  uploadBatch: t.field({
+    type: UploadBatchRef,
+    description: "A bulk upload's progress, by the batchId uploadDocuments returned",
+    args: { kbId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
+    resolve: async (_root, { kbId, id }, ctx) => (await getUploadBatch(await ctx.auth(), { kb_id: String(kbId), id: String(id) })).batch,
+  }),
   document: t.field({
     type: DocumentRef,
     args: { kbId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },

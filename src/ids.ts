@@ -14,6 +14,7 @@ export const ID_PREFIXES = {
   sess: 'sess',
   msg: 'msg',
   adminSession: 'asess',
+  batch: 'bat',
 } as const;
 
 type Prefix = keyof typeof ID_PREFIXES;
@@ -26,6 +27,7 @@ export type ChunkId = Id<'chunk'>;
 export type SessionId = Id<'sess'>;
 export type MessageId = Id<'msg'>;
 export type AdminSessionId = Id<'adminSession'>;
+export type BatchId = Id<'batch'>;
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

@@ -17,8 +17,9 @@ import * as m0801 from './20261126_0801_document_identity';
 import * as m0840 from './20261126_0840_voice_real_api';
 import * as m0920 from './20261126_0920_chunk_curation';
 import * as m0900 from './20261126_0900_conversation_insights';
-import * as m0870 from './20261126_0870_ingest_pending_chunks';
+import * as m0930 from './20261126_0930_ingest_pending_chunks';
 import * as m1040 from './20261126_1040_kb_voice_settings';
+import * as m1060 from './20261126_1060_upload_batches';
 
 /** Listed explicitly (not read from disk) so migrations work the same under tsx, vitest and bundlers. */
 export const migrations: Record<string, Migration> = {
@@ -40,6 +41,7 @@ export const migrations: Record<string, Migration> = {
   '20261126_0840_voice_real_api': m0840,
   '20261126_0920_chunk_curation': m0920,
   '20261126_0900_conversation_insights': m0900,
-  '20261126_0870_ingest_pending_chunks': m0870,
+  '20261126_0930_ingest_pending_chunks': m0930,
   '20261126_1040_kb_voice_settings': m1040,
+  '20261126_1060_upload_batches': m1060,
 };

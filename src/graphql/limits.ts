@@ -62,6 +62,8 @@ const ASSUMED_SIZE: Record<string, number> = {
   'Query.apiKeys': 10,
   'Query.chatMessages': 50,
   'Subscription.documentUpdates': 50,
+  'UploadBatch.documents': 100,
+  'UploadBatch.files': 100,
 };
 const DEFAULT_LIST_SIZE = 10;
 

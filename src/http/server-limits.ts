@@ -3,6 +3,7 @@
  * headers and its whole request (slowloris), and JSON error bodies for what Node refuses before the
  * app sees a request (a 60 KB URL overflows the 16 KB header limit: Node's own answer is an empty 431).
  */
+import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Config } from '../config';
@@ -10,15 +11,15 @@ import { errorBody, AppError } from '../errors';
 
 const REFUSALS: Record<string, [status: number, reason: string, message: string]> = {
   HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'The request line and headers exceed 16 KB (is the URL too long?)'],
-  HPE_URI_TOO_LONG: [414, 'URI Too Long', 'The URL is too long'],
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'The request was not received in time'],
 };
 
 function refuse(socket: Duplex, code: string | undefined): void {
   const [status, reason, message] = REFUSALS[code ?? ''] ?? [400, 'Bad Request', 'Malformed HTTP request'];
   const body = JSON.stringify(errorBody(new AppError('invalid_input', message)));
+  // Like every answer of the app, so a client reporting the refusal has an id to quote (issue 26).
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${randomUUID()}\r\nconnection: close\r\n\r\n${body}`,
   );
 }
 

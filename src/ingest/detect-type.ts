@@ -9,7 +9,7 @@ import { fileTypeFromBuffer } from 'file-type';
 import { PermanentIngestError } from './errors';
 import { decodeText, looksLikeText } from './text-decode';
 import type { DocumentType } from './types';
-import { isZip, listZipEntries } from './zip';
+import { doctypeRefusal, isZip, listZipEntries, xmlPartWithDoctype } from './zip';
 
 export interface DetectTypeOptions {
   /** Accept HTML (the crawler path). Uploads of HTML are refused: pages are added by URL. */
@@ -52,7 +52,11 @@ function classifyZip(bytes: Uint8Array, ext: string): DocumentType {
     throw unsupported('a damaged ZIP archive');
   }
   const names = new Set(entries.map((e) => e.name));
-  if (names.has('word/document.xml')) return 'docx';
+  if (names.has('word/document.xml')) {
+    const doctype = xmlPartWithDoctype(bytes, entries);
+    if (doctype) throw doctypeRefusal(doctype);
+    return 'docx';
+  }
   if (names.has('xl/workbook.xml')) throw unsupported('Excel spreadsheet (XLSX)');
   if ([...names].some((n) => n.startsWith('ppt/'))) throw unsupported('PowerPoint presentation (PPTX)');
   if (names.has('content.xml') && names.has('mimetype')) throw unsupported('OpenDocument file');

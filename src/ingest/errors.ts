@@ -11,6 +11,7 @@ export type PermanentIngestCode =
   | 'pdf_encrypted'
   | 'pdf_damaged'
   | 'docx_damaged'
+  | 'docx_doctype'
   | 'no_text'
   | 'too_large'
   | 'conversion_rejected'

@@ -10,7 +10,7 @@ import { PermanentIngestError } from './errors';
 import { domToSections } from './html-sections';
 import { collapseWhitespace } from './normalize';
 import type { ParsedDocument } from './types';
-import { checkInflatedSize } from './zip';
+import { checkInflatedSize, doctypeRefusal, xmlPartWithDoctype } from './zip';
 
 /**
  * What the parts mammoth reads (everything but embedded media, which it never inflates) may
@@ -35,6 +35,8 @@ export async function parseDocx(bytes: Uint8Array): Promise<ParsedDocument> {
     throw new PermanentIngestError('too_large', 'The DOCX file is too large to process (its text parts inflate beyond 64 MB).');
   }
   if (!inflated.ok) throw damaged();
+  const doctype = xmlPartWithDoctype(bytes);
+  if (doctype) throw doctypeRefusal(doctype);
 
   let html: string;
   try {

@@ -4,6 +4,8 @@
  * streaming, without trusting the sizes the archive declares: a member that claims 1 KB but
  * inflates to 400 MB is cut off at the budget having held one 16 KB chunk at a time.
  */
+import { Inflate } from 'fflate';
+import { PermanentIngestError } from './errors';
 import { inflatedSize } from './inflated-size';
 
 export interface ZipEntry {
@@ -103,3 +105,42 @@ export async function checkInflatedSize(
   }
   return { ok: true, inflatedBytes: total };
 }
+
+/** How far into an XML part a DOCTYPE may stand: after the declaration and a comment or two. */
+const PROLOG_BYTES = 4096;
+
+/**
+ * The first XML part of the archive that declares a DOCTYPE, or null. Word never writes one; in a
+ * DOCX it is an entity trick (expansion, or an external entity the XML parser refuses), so such a
+ * file is refused by name instead of failing later as "damaged" (issue 26). Only each part's first
+ * 4 KB is inflated.
+ */
+export function xmlPartWithDoctype(bytes: Uint8Array, entries: ZipEntry[] | undefined = listZipEntries(bytes)): string | null {
+  for (const entry of entries ?? []) {
+    if (!/\.(xml|rels)$/i.test(entry.name)) continue;
+    const data = memberData(bytes, entry);
+    if (!data) continue;
+    let head: Uint8Array = data.subarray(0, PROLOG_BYTES);
+    if (entry.method === 8) {
+      const out: Uint8Array[] = [];
+      let size = 0;
+      try {
+        const inflate = new Inflate((chunk) => {
+          out.push(chunk);
+          size += chunk.length;
+        });
+        for (let i = 0; i < data.length && size < PROLOG_BYTES; i += 1024) inflate.push(data.subarray(i, i + 1024), i + 1024 >= data.length);
+      } catch {
+        // A damaged stream is the DOCX reader's to report.
+      }
+      head = Buffer.concat(out).subarray(0, PROLOG_BYTES);
+    } else if (entry.method !== 0) continue;
+    if (/<!DOCTYPE/i.test(Buffer.from(head.buffer, head.byteOffset, head.byteLength).toString('latin1'))) return entry.name;
+  }
+  return null;
+}
+
+/** Word never writes a DOCTYPE: one is an entity trick, refused by name rather than called damaged. */
+export const doctypeRefusal = (part: string): PermanentIngestError =>
+  new PermanentIngestError('docx_doctype', `The DOCX file declares a DOCTYPE (in ${part}), which Word never writes and which can hide entity expansion; the file is refused. Save it again from Word and upload it.`);
+

@@ -29,14 +29,42 @@ export const orgQueue = (orgId: string, documentId: string) => {
   for (let i = 0; i < documentId.length; i++) hash = (hash * 31 + documentId.charCodeAt(i)) | 0;
   return `org:${orgId}:${Math.abs(hash) % ORG_LANES}`;
 };
+const orgLanes = (orgId: string) => Array.from({ length: ORG_LANES }, (_, i) => `org:${orgId}:${i}`);
 export type JobPayload<N extends JobName> = z.infer<(typeof JOB_PAYLOADS)[N]>;
 
-export async function enqueueJob<N extends JobName>(
+type EnqueueOptions = { jobKey?: string; maxAttempts?: number; runAt?: Date; queueName?: string };
+
+export async function enqueueJob<N extends JobName>(db: Kysely<Database>, name: N, payload: JobPayload<N>, opts: EnqueueOptions = {}): Promise<void> {
+  await addJob(db, name, payload, opts, sql`null`);
+}
+
+/**
+ * A job of one organisation's document, in the organisation's lane and served in turn (issue #26).
+ * graphile-worker takes the ready job with the lowest (priority, run_at): the priority given here is
+ * how many of the organisation's jobs are already waiting, so each organisation's first waiting job
+ * goes before any organisation's second, its second before any third, and so on. An organisation
+ * that queued thousands of documents (or a big document's next step, queued behind them) cannot make
+ * another's one file wait for more than the job each worker slot is running. First come first served
+ * made it wait for every job queued before it.
+ */
+export async function enqueueOrgJob<N extends JobName>(
   db: Kysely<Database>,
   name: N,
   payload: JobPayload<N>,
-  opts: { jobKey?: string; maxAttempts?: number; runAt?: Date; queueName?: string } = {},
+  opts: Omit<EnqueueOptions, 'queueName'> & { orgId: string; documentId: string },
 ): Promise<void> {
+  const waiting = sql`(
+    select least(count(*), 32767)::int
+    from graphile_worker._private_jobs j
+    join graphile_worker._private_job_queues q on q.id = j.job_queue_id
+    where q.queue_name = any(${orgLanes(opts.orgId)}::text[])
+      and j.locked_at is null
+      and j.key is distinct from ${opts.jobKey ?? null}::text
+  )`;
+  await addJob(db, name, payload, { ...opts, queueName: orgQueue(opts.orgId, opts.documentId) }, waiting);
+}
+
+async function addJob(db: Kysely<Database>, name: JobName, payload: unknown, opts: EnqueueOptions, priority: ReturnType<typeof sql>): Promise<void> {
   const parsed = JOB_PAYLOADS[name].parse(payload);
   await sql`select graphile_worker.add_job(
       ${name}::text,
@@ -44,6 +72,7 @@ export async function enqueueJob<N extends JobName>(
       queue_name := ${opts.queueName ?? null}::text,
       job_key := ${opts.jobKey ?? null}::text,
       max_attempts := ${opts.maxAttempts ?? 5}::int,
-      run_at := ${opts.runAt ?? null}::timestamptz
+      run_at := ${opts.runAt ?? null}::timestamptz,
+      priority := ${priority}
     )`.execute(db);
 }

@@ -6,6 +6,7 @@ import { getDocument, ZDocumentRef } from '../services/documents/get-document';
 import { ingestUpload } from '../services/documents/ingest-upload';
 import { ingestUploads } from '../services/documents/ingest-uploads';
 import { ingestUrl, ZIngestUrlInput } from '../services/documents/ingest-url';
+import { getUploadBatch, ZUploadBatchRef } from '../services/documents/upload-batch';
 import { listDocuments, ZListDocumentsInput } from '../services/documents/list-documents';
 import { listChunks, ZListChunksInput } from '../services/documents/list-chunks';
 import { listCrawlPages } from '../services/documents/list-crawl-pages';
@@ -76,6 +77,8 @@ export const appRouter = router({
     chunks: authedProcedure.input(ZListChunksInput).query(({ ctx, input }) => listChunks(ctx.svc, input)),
     updateChunk: authedProcedure.input(ZUpdateChunkInput).mutation(({ ctx, input }) => updateChunk(ctx.svc, input)),
     pages: authedProcedure.input(ZDocumentRef).query(({ ctx, input }) => listCrawlPages(ctx.svc, input)),
+    /** A bulk upload's progress by its batch_id (`{kb_id, id}`). */
+    batch: authedProcedure.input(ZUploadBatchRef).query(({ ctx, input }) => getUploadBatch(ctx.svc, input)),
     /** FormData with `file` and `kb_id`, like REST's multipart upload. */
     upload: authedProcedure.input(z.instanceof(FormData)).mutation(async ({ ctx, input }) => {
       const file = input.get('file');
@@ -86,7 +89,7 @@ export const appRouter = router({
       const filename = file instanceof File ? file.name : 'upload';
       return ingestUpload(ctx.svc, { kb_id: kbId, filename, bytes: Buffer.from(await file.arrayBuffer()) });
     }),
-    /** FormData with repeated `file` entries (documents or ZIPs) and `kb_id`: `{documents, files}`. */
+    /** FormData with repeated `file` entries (documents or ZIPs) and `kb_id`: `{batch_id, documents, files}`. */
     uploadMany: authedProcedure.input(z.instanceof(FormData)).mutation(async ({ ctx, input }) => {
       const kbId = input.get('kb_id');
       if (typeof kbId !== 'string' || !kbId) throw new AppError('invalid_input', '"kb_id" is required', { field: 'kb_id' });

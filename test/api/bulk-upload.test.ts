@@ -99,7 +99,7 @@ describe('bulk upload (REST)', () => {
       { name: 'empty.txt', bytes: '' },
     ]);
     expect(res.status).toBe(202);
-    expect(Object.keys(res.body).sort()).toEqual(['documents', 'files']);
+    expect(Object.keys(res.body).sort()).toEqual(['batch_id', 'documents', 'files']);
     expect(res.body.documents.map((d: any) => d.filename)).toEqual(['paper.pdf', 'notes.md']);
     const files = byName(res.body.files);
     expect(files['paper.pdf']).toMatchObject({ status: 'accepted', document_id: res.body.documents[0].id, error: null });

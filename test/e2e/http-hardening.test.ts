@@ -80,10 +80,26 @@ describe('body-less requests', () => {
 });
 
 describe('what Node refuses before the app', () => {
+  it('answers a malformed request with a JSON 400 that carries an x-request-id (issue 26)', async () => {
+    const { hostname, port } = new URL(server.url);
+    const socket = net.connect(Number(port), hostname);
+    socket.write('GARBAGE\r\n\r\n');
+    const answer = await new Promise<string>((resolve) => {
+      let data = '';
+      socket.on('data', (d) => (data += d));
+      socket.on('close', () => resolve(data));
+      socket.on('error', () => resolve(data));
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400/);
+    expect(answer).toMatch(/\r\nx-request-id: [0-9a-f-]{36}\r\n/);
+    expect(answer).toMatch(/"code":"invalid_input"/);
+  });
+
   it('answers a 60 KB URL with a JSON 431', async () => {
     const res = await fetch(`${server.url}/api/kbs?q=${'a'.repeat(60 * 1024)}`, { headers: { 'x-api-key': key } });
     expect(res.status).toBe(431);
     expect(res.headers.get('content-type')).toMatch(/application\/json/);
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('invalid_input');
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
@@ -103,6 +119,7 @@ describe('what Node refuses before the app', () => {
     clearInterval(drip);
     expect(answer).toMatch(/^HTTP\/1\.1 408/);
     expect(answer).toMatch(/"code":"invalid_input"/);
+    expect(answer).toMatch(/\r\nx-request-id: [0-9a-f-]{36}\r\n/);
     expect(performance.now() - started).toBeLessThan(10_000);
   });
 });

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { chunkDocument } from '../../src/ingest/chunker';
 import { PermanentIngestError } from '../../src/ingest/errors';
 import { parseDocx } from '../../src/ingest/parse-docx';
+import { detectType } from '../../src/ingest/detect-type';
+import { deflateRawSync } from 'node:zlib';
 import { readDoc } from './corpus';
 import { documentXml, makeDocx, makeZip } from './zip-fixture';
 
@@ -101,6 +103,21 @@ describe('parseDocx', () => {
       'The DOCX file is damaged or is not a valid Word document.',
     );
     expect((await failure(makeZip({ 'word/other.xml': '<x/>' }))).code).toBe('docx_damaged');
+  });
+
+  it('refuses a DOCX with a DOCTYPE by name, at upload and at parsing, not as "damaged" (issue 26)', async () => {
+    const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE w:document [<!ENTITY x "hello">]>\n<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>&x; world</w:t></w:r></w:p></w:body></w:document>`;
+    const stored = makeDocx(xml);
+    const deflated = makeDocx({ deflated: deflateRawSync(Buffer.from(xml)), declaredSize: xml.length });
+    for (const docx of [stored, deflated]) {
+      const err = await failure(docx);
+      expect(err.code).toBe('docx_doctype');
+      expect(err.message).toMatch(/declares a DOCTYPE \(in word\/document\.xml\)/);
+      expect(err.message).not.toMatch(/damaged/);
+      await expect(detectType(Buffer.from(docx), 'a.docx')).rejects.toMatchObject({ code: 'docx_doctype' });
+    }
+    // A plain DOCX is still a DOCX.
+    expect(await detectType(Buffer.from(makeDocx(documentXml([{ text: 'fine' }]))), 'a.docx')).toBe('docx');
   });
 
   it('refuses a DOCX with no text', async () => {

@@ -9,6 +9,7 @@ import { recrawlNow, setRecrawl, ZRecrawl } from '../../services/documents/recra
 import { updateChunk } from '../../services/documents/curate-chunk';
 import { listChunks } from '../../services/documents/list-chunks';
 import { listCrawlPages } from '../../services/documents/list-crawl-pages';
+import { getUploadBatch, ZUploadBatch } from '../../services/documents/upload-batch';
 import type { HonoEnv } from '../hono-env';
 import { errorResponses, security } from '../openapi';
 
@@ -47,6 +48,22 @@ const ZCrawlPage = z.object({
 });
 
 export function registerDocumentRoutes(app: OpenAPIHono<HonoEnv>) {
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/kbs/{id}/batches/{batchId}',
+      tags: ['Documents'],
+      summary: "A bulk upload's progress: its documents, counts per status, overall percent and the per-file report",
+      security,
+      request: { params: ZKbParams.extend({ batchId: z.string().openapi({ param: { name: 'batchId', in: 'path' } }) }) },
+      responses: { 200: { description: 'The batch', content: { 'application/json': { schema: z.object({ batch: ZUploadBatch }) } } }, ...errorResponses(404) },
+    }),
+    async (c) => {
+      const { id, batchId } = c.req.valid('param');
+      return c.json(await getUploadBatch(c.var.svc, { kb_id: id, id: batchId }), 200);
+    },
+  );
+
   app.openapi(
     createRoute({
       method: 'get',

@@ -10,7 +10,11 @@ import type { HonoEnv } from '../hono-env';
 import { errorResponses, security } from '../openapi';
 
 const Accepted = z.object({ document: ZDocument });
-const AcceptedMany = z.object({ documents: z.array(ZDocument), files: z.array(ZUploadReport) });
+const AcceptedMany = z.object({
+  documents: z.array(ZDocument),
+  files: z.array(ZUploadReport),
+  batch_id: z.string().openapi({ description: 'The batch: its progress is GET /api/kbs/{id}/batches/{batch_id}' }),
+});
 
 export function registerIngestRoutes(app: OpenAPIHono<HonoEnv>, maxUploadBytes: number, bulk: { maxFiles: number; maxRequestBytes: number }) {
   // Documented through the registry but handled by a plain route: the route validator would read the

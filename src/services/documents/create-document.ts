@@ -6,8 +6,8 @@
 import type { ServiceContext } from '../../context';
 import type { DocumentSource, KnowledgeBase } from '../../../db/types';
 import { AppError } from '../../errors';
-import { newId } from '../../ids';
-import { enqueueJob, orgQueue } from '../../jobs/enqueue';
+import { newId, type BatchId } from '../../ids';
+import { enqueueOrgJob } from '../../jobs/enqueue';
 import { withOrgShare } from '../org-share';
 import { lockOrg } from '../orgs/lock-org';
 import { planLimits } from '../plans';
@@ -21,6 +21,8 @@ export type NewDocument = {
   bytes?: Buffer;
   crawlOptions?: Record<string, unknown>;
   recrawl?: 'daily' | 'weekly' | null;
+  /** The bulk upload that brings it (src/services/documents/upload-batch.ts). */
+  batchId?: BatchId;
 };
 
 export const ingestJobKey = (documentId: string) => `ingest:${documentId}`;
@@ -54,13 +56,14 @@ export async function createDocument(ctx: ServiceContext, doc: NewDocument): Pro
         status: 'processing',
         crawl_options: doc.crawlOptions ? JSON.stringify(doc.crawlOptions) : null,
         recrawl: doc.recrawl ?? null,
+        batch_id: doc.batchId ?? null,
         created_at: now,
         updated_at: now,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
     if (doc.bytes) await trx.insertInto('document_files').values({ document_id: inserted.id, bytes: doc.bytes }).execute();
-    await enqueueJob(trx, 'documents__ingest', { document_id: inserted.id }, { jobKey: ingestJobKey(inserted.id), queueName: orgQueue(org.id, inserted.id) });
+    await enqueueOrgJob(trx, 'documents__ingest', { document_id: inserted.id }, { jobKey: ingestJobKey(inserted.id), orgId: org.id, documentId: inserted.id });
     return inserted;
   }));
   ctx.logger.info({ documentId: row.id, kbId: row.kb_id, source: row.source }, 'document accepted for ingestion');

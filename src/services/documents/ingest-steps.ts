@@ -14,7 +14,7 @@ import type { AppDeps } from '../../context';
 import type { DocumentId, KbId } from '../../ids';
 import type { DocumentIdentity } from '../../ingest/document-identity';
 import type { Chunk } from '../../ingest/types';
-import { enqueueJob, orgQueue } from '../../jobs/enqueue';
+import { enqueueOrgJob } from '../../jobs/enqueue';
 import { storableText } from '../../validation';
 import { embedChunks } from './embed-chunks';
 import { ProgressReporter } from './progress';
@@ -65,7 +65,7 @@ export async function startSteppedIngestion(deps: AppDeps, doc: Doc, chunks: Chu
 }
 
 function queueStep(db: AppDeps['db'], doc: Doc) {
-  return enqueueJob(db, 'documents__ingest_step', { document_id: doc.id }, { jobKey: ingestStepJobKey(doc.id), queueName: orgQueue(doc.org_id, doc.id) });
+  return enqueueOrgJob(db, 'documents__ingest_step', { document_id: doc.id }, { jobKey: ingestStepJobKey(doc.id), orgId: doc.org_id, documentId: doc.id });
 }
 
 export type StepOutcome = 'continued' | 'ready' | 'skipped';

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { ServiceContext } from '../../context';
 import type { KnowledgeBase } from '../../../db/types';
 import { AppError } from '../../errors';
+import type { BatchId } from '../../ids';
 import { detectType } from '../../ingest/detect-type';
 import { isPermanentIngestError } from '../../ingest/errors';
 import { parseInput } from '../../validation';
@@ -27,7 +28,7 @@ export async function ingestUpload(ctx: ServiceContext, rawInput: IngestUploadIn
 }
 
 /** One file into one document of a KB already checked to be the caller's; refusals are AppErrors. */
-export async function acceptFile(ctx: ServiceContext, kb: KnowledgeBase, rawFilename: string, bytes: Buffer): Promise<DocumentDto> {
+export async function acceptFile(ctx: ServiceContext, kb: KnowledgeBase, rawFilename: string, bytes: Buffer, batchId?: BatchId): Promise<DocumentDto> {
   if (bytes.length === 0) throw new AppError('invalid_input', 'The file is empty', { field: 'file' });
   const filename = rawFilename.trim().slice(0, 500) || 'upload';
   let type: string;
@@ -41,5 +42,5 @@ export async function acceptFile(ctx: ServiceContext, kb: KnowledgeBase, rawFile
     }
     throw err;
   }
-  return createDocument(ctx, { kb, source: 'upload', filename, contentType: type, bytes });
+  return createDocument(ctx, { kb, source: 'upload', filename, contentType: type, bytes, ...(batchId ? { batchId } : {}) });
 }

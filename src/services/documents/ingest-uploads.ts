@@ -8,6 +8,9 @@
  * took 276 s to create 1,000 documents and the client, timing out, never learnt their ids (issue
  * 26). Files still unprocessed when the budget runs out are reported `refused` with code
  * `not_processed` and are not created: the client sends them again in another request.
+ *
+ * The answer carries a `batch_id`: the batch's progress (counts per status, documents, percent) is
+ * read back by id on every transport (src/services/documents/upload-batch.ts).
  */
 import { z } from 'zod';
 import type { ServiceContext } from '../../context';
@@ -17,14 +20,9 @@ import { parseInput } from '../../validation';
 import { requireKb } from '../kbs/require-kb';
 import type { DocumentDto } from './document-dto';
 import { acceptFile } from './ingest-upload';
+import { closeBatch, openBatch, type UploadReport } from './upload-batch';
 
-export const ZUploadReport = z.object({
-  filename: z.string(),
-  status: z.enum(['accepted', 'refused', 'skipped']),
-  document_id: z.string().nullable(),
-  error: z.object({ code: z.string(), message: z.string() }).nullable(),
-});
-export type UploadReport = z.infer<typeof ZUploadReport>;
+export { ZUploadReport, type UploadReport } from './upload-batch';
 
 export type UploadedFile = { filename: string; bytes: Buffer; tooLarge?: boolean };
 
@@ -43,9 +41,10 @@ export function isSingleDocumentUpload(files: UploadedFile[]): boolean {
 export async function ingestUploads(
   ctx: ServiceContext,
   rawInput: { kb_id: string; files: UploadedFile[] },
-): Promise<{ documents: DocumentDto[]; files: UploadReport[] }> {
+): Promise<{ documents: DocumentDto[]; files: UploadReport[]; batch_id: string }> {
   const input = parseInput(ZIngestUploadsInput, rawInput);
   const kb = await requireKb(ctx, input.kb_id);
+  const batchId = await openBatch(ctx, kb);
   const documents: DocumentDto[] = [];
   const report: UploadReport[] = [];
   const refused = (filename: string, code: ErrorCode | string, message: string) =>
@@ -61,7 +60,7 @@ export async function ingestUploads(
       return;
     }
     try {
-      const document = await acceptFile(ctx, kb, filename, bytes);
+      const document = await acceptFile(ctx, kb, filename, bytes, batchId);
       documents.push(document);
       report.push({ filename: document.filename, status: 'accepted', document_id: document.id, error: null });
     } catch (err) {
@@ -70,37 +69,44 @@ export async function ingestUploads(
     }
   };
 
-  for (const file of input.files) {
-    const filename = file.filename.trim() || 'upload';
-    if (file.tooLarge) {
-      refused(filename, 'payload_too_large', `The file exceeds the upload limit of ${Math.round(ctx.config.maxUploadBytes / MB)} MB`);
-      continue;
+  try {
+    for (const file of input.files) {
+      const filename = file.filename.trim() || 'upload';
+      if (file.tooLarge) {
+        refused(filename, 'payload_too_large', `The file exceeds the upload limit of ${Math.round(ctx.config.maxUploadBytes / MB)} MB`);
+        continue;
+      }
+      if (!isDocumentArchive(file.bytes, filename)) {
+        await accept(filename, file.bytes);
+        continue;
+      }
+      const limits = ctx.config.bulkUpload;
+      const { entries, damaged } = unpackZip(file.bytes, {
+        maxEntryBytes: ctx.config.maxUploadBytes,
+        maxEntries: limits.zipMaxEntries,
+        maxInflatedBytes: limits.zipMaxInflatedBytes,
+      });
+      if (damaged && entries.length === 0) {
+        refused(filename, 'invalid_input', 'The ZIP archive is damaged and cannot be read');
+        continue;
+      }
+      for (const entry of entries) {
+        const name = entry.name;
+        if (entry.status === 'file') await accept(name, entry.bytes);
+        else if (entry.status === 'skipped') report.push({ filename: name, status: 'skipped', document_id: null, error: { code: 'skipped', message: entry.reason } });
+        else refused(name, entry.code, entry.reason);
+      }
+      if (damaged) refused(filename, 'invalid_input', 'The ZIP archive is damaged after the entries listed');
     }
-    if (!isDocumentArchive(file.bytes, filename)) {
-      await accept(filename, file.bytes);
-      continue;
-    }
-    const limits = ctx.config.bulkUpload;
-    const { entries, damaged } = unpackZip(file.bytes, {
-      maxEntryBytes: ctx.config.maxUploadBytes,
-      maxEntries: limits.zipMaxEntries,
-      maxInflatedBytes: limits.zipMaxInflatedBytes,
-    });
-    if (damaged && entries.length === 0) {
-      refused(filename, 'invalid_input', 'The ZIP archive is damaged and cannot be read');
-      continue;
-    }
-    for (const entry of entries) {
-      const name = entry.name;
-      if (entry.status === 'file') await accept(name, entry.bytes);
-      else if (entry.status === 'skipped') report.push({ filename: name, status: 'skipped', document_id: null, error: { code: 'skipped', message: entry.reason } });
-      else refused(name, entry.code, entry.reason);
-    }
-    if (damaged) refused(filename, 'invalid_input', 'The ZIP archive is damaged after the entries listed');
+  } catch (err) {
+    // What was created stays in the batch, readable by its id; the error answers the request.
+    await closeBatch(ctx, batchId, report, documents.length).catch(() => {});
+    throw err;
   }
+  await closeBatch(ctx, batchId, report, documents.length);
   if (documents.length === 0) {
     throw new AppError('invalid_input', `None of the ${report.length} files was accepted; see details.files for each reason`, { field: 'file', files: report });
   }
   ctx.logger.info({ kbId: kb.id, accepted: documents.length, refused: report.filter((r) => r.status === 'refused').length, unprocessed }, 'bulk upload');
-  return { documents, files: report };
+  return { documents, files: report, batch_id: batchId };
 }

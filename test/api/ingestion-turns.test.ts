@@ -1,0 +1,87 @@
+/**
+ * The worker serves organisations in turn (issue 26), not first come first served: however many
+ * documents organisation A queued first, organisation B's file waits for at most one of A's jobs
+ * per worker slot. Steps alone (ingestion-fairness.test.ts) bound how long one job holds a slot,
+ * but with FIFO B would still wait behind every job A queued before it: here sixteen documents,
+ * in production thousands. The worker runs with its default concurrency and org lanes. Every job
+ * is queued before the worker starts, so the order is what is asserted, not a timing.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { DocumentId } from '../../src/ids';
+import { startWorker, type WorkerHandle } from '../../src/jobs/worker-runtime';
+import { INGEST_STEP_CHUNKS } from '../../src/services/documents/ingest-steps';
+import { restClient } from '../helpers/api-client';
+import { createOrgWithKey } from '../helpers/factories';
+import { createTestApp, type TestApp } from '../helpers/test-app';
+import { uploadFile } from '../helpers/upload';
+
+let t: TestApp;
+let worker: WorkerHandle | null = null;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await worker?.stop();
+  await t?.close();
+});
+
+async function orgWithKb() {
+  const created = await createOrgWithKey(t.deps, { plan: 'pro' });
+  const kb = await restClient(t.app, created.api_key).post('/api/kbs', { name: 'KB' });
+  return { key: created.api_key, kbId: kb.body.kb.id as string };
+}
+
+const WORDS = 'depot shift rota invoice freight pallet forklift manifest customs berth crane tariff ledger audit route driver'.split(' ');
+function prose(seed: number, paragraphs: number): string {
+  let x = seed;
+  const next = () => (x = (x * 1103515245 + 12345) % 2147483648);
+  return Array.from({ length: paragraphs }, (_, p) => `${Array.from({ length: 200 }, () => WORDS[next() % WORDS.length]).join(' ')} ${p}.`).join('\n\n');
+}
+
+const statuses = (ids: string[]) => t.db.selectFrom('documents').select(['id', 'status', 'chunk_count', 'error']).where('id', 'in', ids as DocumentId[]).execute();
+
+async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean, ms: number): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = await read();
+    if (done(v) || Date.now() > until) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+it("B's file waits for at most one of A's jobs per worker slot, however many A queued first", async () => {
+  expect(t.deps.config.worker.concurrency).toBe(2);
+  const a = await orgWithKb();
+  const b = await orgWithKb();
+  const aIds: string[] = [];
+  // Two big documents (stepped) and fourteen smaller ones (one job each), all queued before B's.
+  for (let i = 0; i < 16; i++) {
+    const paragraphs = i < 2 ? 12 * INGEST_STEP_CHUNKS : INGEST_STEP_CHUNKS / 4;
+    const up = await uploadFile(t.app, a.key, a.kbId, { name: `a-${i}.txt`, bytes: prose(i + 1, paragraphs), type: 'text/plain' });
+    expect(up.status).toBe(202);
+    aIds.push(up.body.document.id);
+  }
+  const small = await uploadFile(t.app, b.key, b.kbId, { name: 'small.md', bytes: '# Depot\n\nThe depot opens at 6 am.\n\n## Shifts\n\nShifts change at noon.', type: 'text/markdown' });
+  expect(small.status).toBe(202);
+  const bId = small.body.document.id as string;
+
+  const started = Date.now();
+  worker = await startWorker(t.runtime, { pollInterval: 50 });
+  const [bDone] = await waitFor(() => statuses([bId]), ([d]) => d!.status !== 'processing', 120_000);
+  const bMs = Date.now() - started;
+  expect(bDone).toMatchObject({ status: 'ready', error: null });
+  // First come first served would have finished all sixteen of A's first jobs before B's: the
+  // fourteen small documents would be ready. In turn, at most the two jobs A's lanes started.
+  const aThen = await statuses(aIds);
+  expect(aThen.filter((d) => d.status === 'ready').length).toBeLessThanOrEqual(2);
+  expect(bMs).toBeLessThan(60_000);
+
+  // A's documents all finish too: being served in turn delays A, it loses nothing.
+  const aDone = await waitFor(() => statuses(aIds), (ds) => ds.every((d) => d.status !== 'processing'), 300_000);
+  for (const d of aDone) expect(d).toMatchObject({ status: 'ready', error: null });
+  // The two big ones went through several steps each.
+  const big = aDone.filter((d) => aIds.slice(0, 2).includes(d.id));
+  expect(big.map((d) => d.chunk_count > 2 * INGEST_STEP_CHUNKS)).toEqual([true, true]);
+  await worker.stop();
+  worker = null;
+}, 420_000);
