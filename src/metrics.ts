@@ -39,18 +39,30 @@ export const ingestionJobs = new Counter({
   registers: [metricsRegistry],
 });
 
+/** Counts one finished job; the inline worker's thread sends its jobs here (src/jobs/worker-thread.ts). */
+export function recordJob(task: string, outcome: 'ok' | 'error', seconds: number): void {
+  const labels = { task, outcome };
+  ingestionJobs.inc(labels);
+  ingestionJobDuration.observe(labels, seconds);
+}
+
+type JobObserver = (task: string, outcome: 'ok' | 'error', seconds: number) => void;
+/** Where observeJob reports: this registry, or (in the inline worker's thread) the owner's. */
+let jobObserver: JobObserver = recordJob;
+export function reportJobsTo(observer: JobObserver): void {
+  jobObserver = observer;
+}
+
 /** Times a job and counts it by outcome; the error goes on to graphile-worker, which retries. */
 export async function observeJob<T>(task: string, run: () => Promise<T>): Promise<T> {
   const started = performance.now();
-  let outcome = 'error';
+  let outcome: 'ok' | 'error' = 'error';
   try {
     const result = await run();
     outcome = 'ok';
     return result;
   } finally {
-    const labels = { task, outcome };
-    ingestionJobs.inc(labels);
-    ingestionJobDuration.observe(labels, (performance.now() - started) / 1000);
+    jobObserver(task, outcome, (performance.now() - started) / 1000);
   }
 }
 

@@ -1,13 +1,16 @@
 /**
  * Web entry point (`npm start`, Procfile `web`). On the embedded default it also runs the ingestion
- * worker in-process and, on an empty database, creates a default organisation and prints its key.
+ * worker in-process, in a worker thread of its own (src/jobs/worker-thread.ts) so parsing and
+ * embedding never hold the web loop, and, on an empty database, creates a default organisation and
+ * prints its key.
  */
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { createApp } from './app';
 import { createDrain, drainServer, within } from './http/graceful-shutdown';
 import { hardenServer, serverOptions } from './http/server-limits';
-import { startWorker, type WorkerHandle } from './jobs/worker-runtime';
+import { startWorkerThread, type WorkerThreadHandle } from './jobs/worker-thread';
+import type { Logger } from './logger';
 import { openRuntime } from './runtime';
 import { ensureDefaultOrg } from './services/orgs/ensure-default-org';
 import { ConfigError } from './config';
@@ -34,9 +37,10 @@ async function main() {
   const runtime = await openRuntime();
   const { config, logger, database } = runtime;
 
+  // The thread loads its modules while this one creates the default organisation.
+  const starting = config.worker.inline ? startWorkerThread(runtime, { onExit: (err) => exitOnLostWorker(logger, err) }) : null;
   const created = await ensureDefaultOrg(runtime.deps);
-
-  const worker: WorkerHandle | null = config.worker.inline ? await startWorker(runtime) : null;
+  const worker: WorkerThreadHandle | null = await starting;
   observePool(database.pool, database.mode === 'postgres' ? 'postgres' : 'embedded');
   observeQueue(() => queueStats(runtime.deps.db, { heartbeats: database.mode === 'postgres' }));
   const drain = createDrain();
@@ -77,6 +81,14 @@ async function main() {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+/** As when the embedded database's thread dies (src/runtime.ts): exit loudly, the next start releases its jobs. */
+function exitOnLostWorker(logger: Logger, err: Error): never {
+  logger.fatal({ err }, 'inline worker thread stopped; exiting');
+  logger.flush();
+  process.stderr.write(`Groundwork: the inline worker stopped (${err.message}); exiting.\n`);
+  process.exit(1);
 }
 
 main().catch((err) => {
