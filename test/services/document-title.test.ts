@@ -71,6 +71,30 @@ describe('document titles', () => {
     expect(best("What were margins in last year's fourth quarter?")).toEqual(['Q4 2022 Acme Call']);
   });
 
+  it('a period counts for the documents whose subject the question names, not for every document of that period', () => {
+    const titles = ['Acme Corp Annual Report 2018', 'Acme Corp Annual Report 2022', 'Globex Inc Annual Report 2018'];
+    const b = titleBoosts("What was Acme's capital expenditure in FY2018?", titles);
+    expect(b[0]).toBe(Math.max(...b));
+    // Another company's report of the asked year is no better than the named company's report of another year.
+    expect(b[2]).toBeLessThan(b[1]!);
+    // With no subject named, the period alone decides.
+    const p = titleBoosts('What was capital expenditure in FY2018?', titles);
+    expect(p[0]).toBe(p[2]);
+    expect(p[0]).toBeGreaterThan(p[1]!);
+  });
+
+  it("count a word's specificity over every document of the KB, not only over the candidates", () => {
+    // Most covers of the KB carry the same agency line; the question names it and the company.
+    const kb = ['Globex Inc Securities Commission Form 10-K', 'Initech Securities Commission Form 10-K', 'Hooli Securities Commission Form 10-K', 'Umbrella Securities Commission Form 10-K', 'Acme Corp Annual Report'];
+    const candidates = [kb[0]!, kb[4]!];
+    const q = "What was Acme's revenue in its Securities Commission filing?";
+    const overKb = titleBoosts(q, candidates, { universe: kb });
+    expect(overKb[1]).toBeGreaterThan(overKb[0]!);
+    // Among the two candidates alone the agency line looked as specific as the name, twice over.
+    const overCandidates = titleBoosts(q, candidates);
+    expect(overCandidates[0]).toBeGreaterThan(overCandidates[1]!);
+  });
+
   it('find the report of the period a question names, though only its file name holds it', async () => {
     const { api_key } = await createOrgWithKey(t.deps);
     const api = restClient(t.app, api_key);

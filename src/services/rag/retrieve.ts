@@ -9,7 +9,7 @@ import { HNSW_EF_SEARCH, PREPARED } from '../../../db/connect';
 import type { KnowledgeBase } from '../../../db/types';
 import type { ChunkId, DocumentId, KbId } from '../../ids';
 import { DEFAULT_FUSION, fusedScoreSql, publishedScore, type Candidate, type FusionWeights } from './fuse';
-import { bm25Sql, candidateSql, lengthNormSql, lexicalQuery, type LexicalQuery } from './lexical-search';
+import { bm25Sql, candidateSql, generatorQuery, lengthNormSql, lexicalQuery, type LexicalQuery } from './lexical-search';
 import { documentEvidence } from './document-evidence';
 import { aboutDocument, titleBoosts } from './title-boost';
 import type { DocumentIdentity } from '../../ingest/document-identity';
@@ -95,7 +95,7 @@ async function searchChunks(
   kbId: KbId,
   query: string,
   vector: QueryVector | null,
-  opts: { pool: number; lexical: boolean; weights: FusionWeights; limit: number },
+  opts: { pool: number; lexical: boolean; weights: FusionWeights; limit: number; documents?: DocumentId[] },
 ): Promise<{ rows: SearchRow[]; lexical: LexicalQuery | null }> {
   const lexical = opts.lexical ? await lexicalQuery(db, kbId, query) : null;
   if (!lexical && !vector) return { rows: [], lexical };
@@ -119,16 +119,39 @@ async function searchChunks(
     ? sql`select near.id, near.ctid as heap_tid, ${lexical ? bm25Sql(lexical, { tsv: sql.ref('near.tsv'), k: lengthNormSql(lexical, 'near') }) : sql`null::float8`} as lexical, near.score as dense
           from (${nearestSql(kbId, vector, opts.pool, ['id', 'ctid', 'tsv', 'lexeme_count'])}) near`
     : none;
+  // The documents the question names (their identity): their best passages join the candidates even
+  // when other documents' passages fill both top lists, scored on every question word (not only the
+  // rare ones) since only these documents' chunks are read. They are neither side's candidates for
+  // the refusal statistics below.
+  const named = opts.documents && opts.documents.length > 0 ? sql.join(opts.documents.map((d) => sql.lit(d))) : null;
+  const inNamed = (chunk: string) => sql`${sql.ref(`${chunk}.kb_id`)} = ${sql.lit(kbId)} and ${sql.ref(`${chunk}.document_id`)} in (${named}) and ${enabledChunkSql(chunk)}`;
+  const docLex =
+    named && lexical
+      ? sql`select m.id, m.heap_tid, m.lexical, ${dense('e')} as dense from (
+              select c.id, c.ctid as heap_tid, ${bm25Sql(lexical, { tsv: sql.ref('c.tsv'), k: lengthNormSql(lexical, 'c') })} as lexical from chunks c
+              where ${inNamed('c')} and c.tsv @@ ${generatorQuery({ generators: lexical.terms, together: false })}::tsquery
+              order by lexical desc limit ${sql.lit(opts.pool)}) m
+            join chunks e on e.ctid = m.heap_tid`
+      : none;
+  const docVec =
+    named && vector
+      ? sql`select c.id, c.ctid as heap_tid, ${lexical ? bm25Sql(lexical, { tsv: sql.ref('c.tsv'), k: lengthNormSql(lexical, 'c') }) : sql`null::float8`} as lexical, ${dense('c')} as dense
+            from chunks c where ${inNamed('c')} order by dense desc nulls last limit ${sql.lit(opts.pool)}`
+      : none;
   const prepared = sql.raw(lexical && lexical.terms.length > MAX_PREPARED_TERMS ? '' : PREPARED);
   const { rows } = await sql<SearchRow>`${prepared}
     with ${vector ? sql`query_vector as (${queryVectorSql(vector)}),` : sql``}
          lex as materialized (${lexTop}),
          vec as materialized (${vecTop}),
+         doc_lex as materialized (${docLex}),
+         doc_vec as materialized (${docVec}),
          candidates as (
            select id, heap_tid, coalesce(max(lexical), 0)::float8 as lexical, coalesce(max(dense), 0)::float8 as dense,
                   bool_or(from_lex) as from_lex, bool_or(from_vec) as from_vec
            from (select id, heap_tid, lexical, dense, true as from_lex, false as from_vec from lex
-                 union all select id, heap_tid, lexical, dense, false, true from vec) found
+                 union all select id, heap_tid, lexical, dense, false, true from vec
+                 union all select id, heap_tid, lexical, dense, false, false from doc_lex
+                 union all select id, heap_tid, lexical, dense, false, false from doc_vec) found
            group by id, heap_tid),
          fused as (
            select id, heap_tid, lexical, dense, ${fusedScoreSql(opts.weights)} as fused,
@@ -142,6 +165,25 @@ async function searchChunks(
     join documents d on d.id = c.document_id
     order by f.fused desc, f.id`.execute(db);
   return { rows, lexical };
+}
+
+/** Up to this many documents' titles and identities are read per question (one index scan); past it, only the candidates' are. */
+const MAX_ABOUT_DOCUMENTS = 2000;
+/** The documents whose passages are searched besides the KB-wide candidates: those the question names best. */
+const NAMED_DOCUMENTS = 3;
+
+/** What each document of the KB is about (aboutDocument), for the documents that have a title or an identity; null past MAX_ABOUT_DOCUMENTS. */
+async function documentsAbout(db: AppDeps['db'], kbId: KbId): Promise<Array<{ id: string; about: string | null }> | null> {
+  const rows = await db
+    .selectFrom('documents')
+    .select(['id', 'title', 'identity'])
+    .where('kb_id', '=', kbId)
+    .where('status', '=', 'ready')
+    .where((eb) => eb.or([eb('title', 'is not', null), eb('identity', 'is not', null)]))
+    .limit(MAX_ABOUT_DOCUMENTS + 1)
+    .execute();
+  if (rows.length > MAX_ABOUT_DOCUMENTS) return null;
+  return rows.map((r) => ({ id: r.id, about: aboutDocument(r.title, r.identity) }));
 }
 
 export type CandidateScores = { candidates: Candidate<ChunkId>[]; lexicalHits: number; bestSimilarity: number };
@@ -178,17 +220,32 @@ export async function retrieve(
   const embedding = provider ? await provider.embedQuery(query).catch((err) => (deps.logger.warn({ err }, 'query embedding failed; full-text only'), null)) : null;
   const weights = mode === 'lexical' ? { lexical: 1, dense: 0 } : mode === 'dense' ? { lexical: 0, dense: 1 } : (opts.weights ?? DEFAULT_FUSION);
   const pool = candidatePool(opts.topK);
-  // The fused top `pool` (not only top_k) leave the database so that document titles and the
-  // document-level evidence can re-rank them.
+  // Stage one: which documents the question names, by their titles and identities over the whole KB.
+  const about = await documentsAbout(deps.db, kb.id);
+  const docBoost = new Map<string, number>();
+  if (about) {
+    const boosts = titleBoosts(query, about.map((d) => d.about), { universe: about.map((d) => d.about) });
+    about.forEach((d, i) => boosts[i]! > 0 && docBoost.set(d.id, boosts[i]!));
+  }
+  const named = [...docBoost.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, NAMED_DOCUMENTS)
+    .map(([id]) => id as DocumentId);
+  // Stage two: the fused top `pool` (not only top_k), with the named documents' best passages, leave
+  // the database so that the document boosts and the document-level evidence can re-rank them.
   const { rows: fusedRows, lexical } = await searchChunks(deps.db, kb.id, query, provider && embedding ? { model: provider.id, embedding } : null, {
     pool,
     lexical: mode !== 'dense',
     weights,
-    limit: pool,
+    limit: pool + (named.length > 0 ? pool : 0),
+    documents: named,
   });
   // A question naming whose document or which period prefers the documents whose title or
-  // identity says so (title-boost.ts), the same for every transport.
-  const boosts = titleBoosts(query, fusedRows.map((r) => aboutDocument(r.title, r.identity)));
+  // identity says so (title-boost.ts), the same for every transport. Without the KB's document list
+  // (a KB of very many documents), among the candidates' documents.
+  const boosts = about
+    ? fusedRows.map((r) => docBoost.get(r.document_id) ?? 0)
+    : titleBoosts(query, fusedRows.map((r) => aboutDocument(r.title, r.identity)));
   const titled = fusedRows.map((r, i) => ({ ...r, fused: r.fused + boosts[i]! }));
   const evidence = documentEvidence(titled);
   const rows = titled

@@ -33,14 +33,32 @@ export function aboutDocument(title: string | null, identity: DocumentIdentity |
   return title ? `${title} · ${about}` : about;
 }
 
-export function titleBoosts(query: string, titles: Array<string | null>): number[] {
-  const distinct = [...new Set(titles.filter((t): t is string => !!t))];
+/**
+ * Per title, how much its passages move up for `query`. `universe`: every document title of the KB
+ * (each document once), over which a word's specificity is counted; without it, the distinct
+ * titles given. Counting over the whole KB, not over the candidates only, is what keeps a word that
+ * every document shares (cover-page boilerplate, the one company of a KB of its calls) at no weight
+ * although the few candidates happen to disagree on it.
+ *
+ * When the question's words name some documents (their subject), a period counts in proportion to
+ * how well a document matches those words: "3M's FY2018 capital expenditure" is 3M's 2018 report,
+ * and another company's report of 2018 is no better than 3M's report of another year. When the
+ * words name none (every call of one company), the period alone decides, as before.
+ */
+export function titleBoosts(query: string, titles: Array<string | null>, opts: { universe?: Array<string | null> } = {}): number[] {
+  const distinct = [...new Set((opts.universe ?? titles).filter((t): t is string => !!t))];
   if (distinct.length < 2) return titles.map(() => 0);
   const asked = questionPeriods(query);
   const periodsOf = new Map(distinct.map((t) => [t, findPeriods(t, { lenient: true })]));
   const words = wordBoosts(withoutPeriods(query, asked.named), distinct.map((t) => [t, withoutPeriods(t, periodsOf.get(t)!)]));
   const periods = periodBoosts(asked, periodsOf);
-  return titles.map((t) => (t ? (words.get(t) ?? 0) + (periods.get(t) ?? 0) : 0));
+  const named = words.size > 0;
+  return titles.map((t) => {
+    if (!t) return 0;
+    const w = words.get(t) ?? 0;
+    const p = periods.get(t) ?? 0;
+    return w + (named ? (p * w) / TITLE_BOOST : p);
+  });
 }
 
 function periodBoosts(asked: ReturnType<typeof questionPeriods>, periodsOf: Map<string, Period[]>): Map<string, number> {
