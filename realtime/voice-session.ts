@@ -22,6 +22,7 @@ import { recordProviderRefusal } from '../src/services/voice/voice-provider-stat
 import { resolveVoiceSettings } from '../src/services/voice/voice-settings';
 import { closeVoiceMeter, noTokens, openVoiceMeter, type VoiceMeter } from '../src/services/voice/voice-usage';
 import { toWidgetCitation } from '../src/services/widget/widget-citation';
+import { FrameBudget } from './frame-budget';
 import type { VoiceLimits } from './limits';
 import {
   CLOSE,
@@ -42,6 +43,8 @@ import { connectUpstream, sessionConfig, type RealtimeResponse, type UpstreamCli
 const BYTES_PER_MS = (SAMPLE_RATE * 2) / 1000;
 /** A spoken answer's user transcript may arrive after the answer; wait this long to store them in order. */
 const USER_TRANSCRIPT_WAIT_MS = 3_000;
+/** Frames a browser may send at once, in seconds of its rate: what the gateway's own stalls queue up. */
+const FRAME_BURST_SECONDS = 2;
 /** Playback in the browser lags the frames sent by its jitter buffer; speech within this is still barge-in. */
 const PLAYBACK_SLACK_MS = 500;
 /** After `interrupt`, how long the browser has to report played_ms before the gateway estimates it. */
@@ -113,8 +116,7 @@ export class VoiceSession {
   private readonly log: Logger;
   private readyAt = 0;
   private lastAudioAt = performance.now();
-  private frameWindowStart = 0;
-  private framesInWindow = 0;
+  private readonly frameBudget: FrameBudget;
   private lastPingAt = performance.now();
   private browserAlive = true;
   private upstreamAlive = true;
@@ -152,6 +154,7 @@ export class VoiceSession {
     private readonly observer?: VoiceObserver,
   ) {
     this.log = deps.logger.child({ requestId: request.requestId, voice: true });
+    this.frameBudget = new FrameBudget(limits.maxFramesPerSecond, FRAME_BURST_SECONDS, performance.now());
     this.ended = new Promise((r) => (this.resolveEnded = r));
     browser.on('message', (data, isBinary) => this.onBrowserMessage(data as Buffer, isBinary));
     browser.on('pong', () => (this.browserAlive = true));
@@ -311,11 +314,7 @@ export class VoiceSession {
   private onBrowserMessage(data: Buffer, isBinary: boolean): void {
     if (this.phase === 'ended') return;
     const now = performance.now();
-    if (now - this.frameWindowStart >= 1000) {
-      this.frameWindowStart = now;
-      this.framesInWindow = 0;
-    }
-    if (++this.framesInWindow > this.limits.maxFramesPerSecond) {
+    if (!this.frameBudget.take(now)) {
       return void this.fail('protocol_error', `Too many frames: at most ${this.limits.maxFramesPerSecond} per second`);
     }
     if (isBinary) return this.onAudioFrame(data, now);

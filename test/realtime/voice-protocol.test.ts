@@ -101,11 +101,23 @@ describe('protocol errors', () => {
     }
   });
 
-  it('refuses frames faster than the limit', async () => {
+  it('refuses frames faster than the limit once its two-second burst is spent', async () => {
     await withLimits({ maxFramesPerSecond: 20 }, async (wsUrl) => {
       const { client } = await ready(wsUrl);
-      for (let i = 0; i < 30; i++) client.audio(silencePcm16(20));
+      for (let i = 0; i < 60; i++) client.audio(silencePcm16(20));
       expect(await failure(client)).toMatchObject({ code: 'protocol_error', close: 4400, message: expect.stringMatching(/at most 20 per second/) });
+    });
+  });
+
+  it('lets through a burst of frames the browser sent on time but the gateway read late (its own stall)', async () => {
+    await withLimits({ maxFramesPerSecond: 20 }, async (wsUrl) => {
+      const { client, upstream } = await ready(wsUrl);
+      // 1.5 s of frames at the limit's pace, arriving at once: what a 1.5 s event-loop stall queues up.
+      for (let i = 0; i < 30; i++) client.audio(silencePcm16(20));
+      const sent = 30 * silencePcm16(20).length;
+      await expect.poll(() => upstream.inputAudio().length, { timeout: 10_000 }).toBeGreaterThanOrEqual(sent);
+      expect(client.messages.filter((m) => m.type === 'error')).toEqual([]);
+      expect(upstream.isOpen()).toBe(true);
     });
   });
 });
