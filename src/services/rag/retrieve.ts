@@ -123,21 +123,21 @@ async function searchChunks(
   // when other documents' passages fill both top lists, scored on every question word (not only the
   // rare ones) since only these documents' chunks are read. They are neither side's candidates for
   // the refusal statistics below.
-  const named = opts.documents && opts.documents.length > 0 ? sql.join(opts.documents.map((d) => sql.lit(d))) : null;
-  const inNamed = (chunk: string) => sql`${sql.ref(`${chunk}.kb_id`)} = ${sql.lit(kbId)} and ${sql.ref(`${chunk}.document_id`)} in (${named}) and ${enabledChunkSql(chunk)}`;
-  const docLex =
-    named && lexical
-      ? sql`select m.id, m.heap_tid, m.lexical, ${dense('e')} as dense from (
-              select c.id, c.ctid as heap_tid, ${bm25Sql(lexical, { tsv: sql.ref('c.tsv'), k: lengthNormSql(lexical, 'c') })} as lexical from chunks c
-              where ${inNamed('c')} and c.tsv @@ ${generatorQuery({ generators: lexical.terms, together: false })}::tsquery
-              order by lexical desc limit ${sql.lit(opts.pool)}) m
-            join chunks e on e.ctid = m.heap_tid`
-      : none;
-  const docVec =
-    named && vector
-      ? sql`select c.id, c.ctid as heap_tid, ${lexical ? bm25Sql(lexical, { tsv: sql.ref('c.tsv'), k: lengthNormSql(lexical, 'c') }) : sql`null::float8`} as lexical, ${dense('c')} as dense
-            from chunks c where ${inNamed('c')} order by dense desc nulls last limit ${sql.lit(opts.pool)}`
-      : none;
+  // The ids are a bound array (empty when the question names none), so the statement's text, and
+  // with it the prepared statement and its cached plan, is the same for every question of a shape.
+  const named = sql`${sql.val(opts.documents ?? [])}::text[]`;
+  const inNamed = (chunk: string) => sql`${sql.ref(`${chunk}.kb_id`)} = ${sql.lit(kbId)} and ${sql.ref(`${chunk}.document_id`)} = any(${named}) and ${enabledChunkSql(chunk)}`;
+  const docLex = lexical
+    ? sql`select m.id, m.heap_tid, m.lexical, ${dense('e')} as dense from (
+            select c.id, c.ctid as heap_tid, ${bm25Sql(lexical, { tsv: sql.ref('c.tsv'), k: lengthNormSql(lexical, 'c') })} as lexical from chunks c
+            where ${inNamed('c')} and c.tsv @@ ${generatorQuery({ generators: lexical.terms, together: false })}::tsquery
+            order by lexical desc limit ${sql.lit(opts.pool)}) m
+          join chunks e on e.ctid = m.heap_tid`
+    : none;
+  const docVec = vector
+    ? sql`select c.id, c.ctid as heap_tid, ${lexical ? bm25Sql(lexical, { tsv: sql.ref('c.tsv'), k: lengthNormSql(lexical, 'c') }) : sql`null::float8`} as lexical, ${dense('c')} as dense
+          from chunks c where ${inNamed('c')} order by dense desc nulls last limit ${sql.lit(opts.pool)}`
+    : none;
   const prepared = sql.raw(lexical && lexical.terms.length > MAX_PREPARED_TERMS ? '' : PREPARED);
   const { rows } = await sql<SearchRow>`${prepared}
     with ${vector ? sql`query_vector as (${queryVectorSql(vector)}),` : sql``}
