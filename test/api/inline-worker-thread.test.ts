@@ -63,7 +63,9 @@ it("ingests a PDF in the worker thread, off the caller's thread, with progress w
   expect(doc.chunk_count).toBeGreaterThan(10);
   // Progress went through the database, where REST, SSE and subscriptions read it.
   expect(stages.size).toBeGreaterThan(0);
-  expect(await jobsCounted()).toBe(countedBefore + 1);
+  // The thread posts the job's count when the job has finished, which is just after the document
+  // is ready: the count arrives a message later.
+  await expect.poll(jobsCounted, { timeout: 30_000 }).toBe(countedBefore + 1);
   // Parsing and embedding 14 pages is the thread's work; this thread only served the polls. On
   // the caller's thread (the old inline worker) its busy time would exceed the worker thread's.
   expect(inThread.active).toBeGreaterThan(100);
