@@ -12,9 +12,9 @@ import { INGEST_STEP_CHUNKS } from '../../src/services/documents/ingest-steps';
 import { runIngestion } from '../../src/services/documents/run-ingestion';
 import { runQueuedJobs } from '../helpers/jobs';
 import { restClient } from '../helpers/api-client';
-import { createOrgWithKey } from '../helpers/factories';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 import { uploadFile } from '../helpers/upload';
+import { orgWithKb, seededProse } from '../helpers/ingestion-load';
 
 let t: TestApp;
 let worker: WorkerHandle | null = null;
@@ -25,25 +25,6 @@ afterAll(async () => {
   await worker?.stop();
   await t?.close();
 });
-
-async function orgWithKb() {
-  const created = await createOrgWithKey(t.deps, { plan: 'pro' });
-  const kb = await restClient(t.app, created.api_key).post('/api/kbs', { name: 'KB' });
-  return { key: created.api_key, kbId: kb.body.kb.id as string };
-}
-
-// Real words in a varied order: degenerate-text collapsing (issue 26) must leave it whole.
-const WORDS = 'depot shift rota invoice freight pallet forklift manifest customs berth crane tariff ledger audit route driver'.split(' ');
-function bigText(seed: number, paragraphs: number): string {
-  let x = seed;
-  const next = () => (x = (x * 1103515245 + 12345) % 2147483648);
-  const out: string[] = [];
-  for (let p = 0; p < paragraphs; p++) {
-    const words = Array.from({ length: 200 }, () => WORDS[next() % WORDS.length]);
-    out.push(`${words.join(' ')} ${p}.`);
-  }
-  return out.join('\n\n');
-}
 
 const statusOf = (id: string) => t.db.selectFrom('documents').select(['status', 'chunk_count', 'error']).where('id', '=', id as DocumentId).executeTakeFirstOrThrow();
 
@@ -57,11 +38,11 @@ async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean, ms: n
 }
 
 it("makes organisation B's small file ready while organisation A's big documents are still ingesting", async () => {
-  const a = await orgWithKb();
-  const b = await orgWithKb();
+  const a = await orgWithKb(t);
+  const b = await orgWithKb(t);
   const bigIds: string[] = [];
   for (let i = 0; i < 2; i++) {
-    const up = await uploadFile(t.app, a.key, a.kbId, { name: `big-${i}.txt`, bytes: bigText(i + 1, 12 * INGEST_STEP_CHUNKS), type: 'text/plain' });
+    const up = await uploadFile(t.app, a.key, a.kbId, { name: `big-${i}.txt`, bytes: seededProse(i + 1, 12 * INGEST_STEP_CHUNKS), type: 'text/plain' });
     expect(up.status).toBe(202);
     bigIds.push(up.body.document.id);
   }
@@ -89,9 +70,9 @@ it("makes organisation B's small file ready while organisation A's big documents
 }, 400_000);
 
 it('a big document re-ingested keeps one copy of each chunk, and one deleted between its steps leaves nothing behind', async () => {
-  const a = await orgWithKb();
+  const a = await orgWithKb(t);
   const api = restClient(t.app, a.key);
-  const up = await uploadFile(t.app, a.key, a.kbId, { name: 'again.txt', bytes: bigText(7, 4 * INGEST_STEP_CHUNKS), type: 'text/plain' });
+  const up = await uploadFile(t.app, a.key, a.kbId, { name: 'again.txt', bytes: seededProse(7, 4 * INGEST_STEP_CHUNKS), type: 'text/plain' });
   const id = up.body.document.id as DocumentId;
   await runQueuedJobs(t);
   const first = await statusOf(id);
@@ -104,7 +85,7 @@ it('a big document re-ingested keeps one copy of each chunk, and one deleted bet
   expect(await statusOf(id)).toMatchObject({ status: 'ready', chunk_count: first.chunk_count });
   expect(await count('chunks', id)).toBe(first.chunk_count);
 
-  const up2 = await uploadFile(t.app, a.key, a.kbId, { name: 'gone.txt', bytes: bigText(8, 4 * INGEST_STEP_CHUNKS), type: 'text/plain' });
+  const up2 = await uploadFile(t.app, a.key, a.kbId, { name: 'gone.txt', bytes: seededProse(8, 4 * INGEST_STEP_CHUNKS), type: 'text/plain' });
   const gone = up2.body.document.id as DocumentId;
   expect(await runIngestion(t.deps, gone)).toBe('continued');
   expect(await count('ingest_pending_chunks', gone)).toBeGreaterThan(INGEST_STEP_CHUNKS);

@@ -10,10 +10,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { DocumentId } from '../../src/ids';
 import { startWorker, type WorkerHandle } from '../../src/jobs/worker-runtime';
 import { INGEST_STEP_CHUNKS } from '../../src/services/documents/ingest-steps';
-import { restClient } from '../helpers/api-client';
-import { createOrgWithKey } from '../helpers/factories';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 import { uploadFile } from '../helpers/upload';
+import { orgWithKb, seededProse } from '../helpers/ingestion-load';
 
 let t: TestApp;
 let worker: WorkerHandle | null = null;
@@ -24,19 +23,6 @@ afterAll(async () => {
   await worker?.stop();
   await t?.close();
 });
-
-async function orgWithKb() {
-  const created = await createOrgWithKey(t.deps, { plan: 'pro' });
-  const kb = await restClient(t.app, created.api_key).post('/api/kbs', { name: 'KB' });
-  return { key: created.api_key, kbId: kb.body.kb.id as string };
-}
-
-const WORDS = 'depot shift rota invoice freight pallet forklift manifest customs berth crane tariff ledger audit route driver'.split(' ');
-function prose(seed: number, paragraphs: number): string {
-  let x = seed;
-  const next = () => (x = (x * 1103515245 + 12345) % 2147483648);
-  return Array.from({ length: paragraphs }, (_, p) => `${Array.from({ length: 200 }, () => WORDS[next() % WORDS.length]).join(' ')} ${p}.`).join('\n\n');
-}
 
 const statuses = (ids: string[]) => t.db.selectFrom('documents').select(['id', 'status', 'chunk_count', 'error']).where('id', 'in', ids as DocumentId[]).execute();
 
@@ -51,13 +37,13 @@ async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean, ms: n
 
 it("B's file waits for at most one of A's jobs per worker slot, however many A queued first", async () => {
   expect(t.deps.config.worker.concurrency).toBe(2);
-  const a = await orgWithKb();
-  const b = await orgWithKb();
+  const a = await orgWithKb(t);
+  const b = await orgWithKb(t);
   const aIds: string[] = [];
   // Two big documents (stepped) and fourteen smaller ones (one job each), all queued before B's.
   for (let i = 0; i < 16; i++) {
     const paragraphs = i < 2 ? 12 * INGEST_STEP_CHUNKS : INGEST_STEP_CHUNKS / 4;
-    const up = await uploadFile(t.app, a.key, a.kbId, { name: `a-${i}.txt`, bytes: prose(i + 1, paragraphs), type: 'text/plain' });
+    const up = await uploadFile(t.app, a.key, a.kbId, { name: `a-${i}.txt`, bytes: seededProse(i + 1, paragraphs), type: 'text/plain' });
     expect(up.status).toBe(202);
     aIds.push(up.body.document.id);
   }
