@@ -50,6 +50,10 @@ const SESSIONS_PER_ORG = 40;
 const FRAME_MS = 20;
 const FRAME_BYTES = (24_000 * 2 * FRAME_MS) / 1000;
 const ANSWER_MS = 3000;
+/** Upstream deltas: 100 ms of pcm16. */
+const DELTA_BYTES = (24_000 * 2 * 100) / 1000;
+/** After a step's browsers stop, how long frames in flight have to arrive before they count as lost. */
+const DRAIN_MS = 1000;
 const DOCS = fileURLToPath(new URL('../../shared/data/docs/', import.meta.url));
 
 /** CLOCK_MONOTONIC in ms: one clock for every process on the machine. */
@@ -81,7 +85,7 @@ function biggestPdf(): string {
 
 // ---- the web process ---------------------------------------------------------------------
 
-type WebStats = { cpuMicros: number; sessions: number; loop: LoopStats; relay: number[]; forwarded: number[]; rss: number };
+type WebStats = { cpuMicros: number; sessions: number; loop: LoopStats; relay: number[]; forwarded: number[]; rss: number; dropped: { in: number; out: number } };
 type IngestResult = { file: string; status: string; chunks: number; seconds: number };
 
 async function serveWebProcess(o: { db: 'postgres' | 'embedded'; max: number; fakeUrl: string; fakeKey: string; openaiUrl: string; openaiKey: string; ingest: boolean }) {
@@ -134,7 +138,10 @@ async function serveWebProcess(o: { db: 'postgres' | 'embedded'; max: number; fa
   process.on('message', (m: { type: string }) => {
     if (m.type === 'stats') {
       const cpu = process.cpuUsage();
-      const stats: WebStats = { cpuMicros: cpu.user + cpu.system, sessions: gateway.sessions(), loop: loopStats(loop), relay, forwarded, rss: process.memoryUsage().rss };
+      // Audio the gateway dropped under backpressure (bytes), over the sessions open now.
+      const dropped = { in: 0, out: 0 };
+      for (const s of gateway.inspect()) (dropped.in += s.stats.droppedIn), (dropped.out += s.stats.droppedOut);
+      const stats: WebStats = { cpuMicros: cpu.user + cpu.system, sessions: gateway.sessions(), loop: loopStats(loop), relay, forwarded, rss: process.memoryUsage().rss, dropped };
       process.send!({ type: 'stats', stats });
       relay = [];
       forwarded = [];
@@ -165,7 +172,7 @@ async function uploadAndWait(ctx: import('../src/context').ServiceContext): Prom
 
 // ---- the upstream process ----------------------------------------------------------------
 
-type UpstreamReport = { received: [number, number][]; sent: [number, number][]; loop: LoopStats };
+type UpstreamReport = { received: [number, number][]; sent: [number, number][]; loop: LoopStats; cpuMicros: number };
 
 async function serveUpstreamProcess() {
   const { startFakeRealtime } = await import('../test/fakes/realtime-server');
@@ -173,22 +180,26 @@ async function serveUpstreamProcess() {
   const fake = await startFakeRealtime({
     clock,
     record: false,
+    // The gateway appends the frames one socket read delivered as one append: a stamp per frame.
     onInputAudio: (pcm, arrivedAt) => {
-      if (pcm.length >= 8) received.push([readFrameStamp(pcm), arrivedAt]);
+      for (let off = 0; off + 8 <= pcm.length; off += FRAME_BYTES) received.push([readFrameStamp(pcm.subarray(off)), arrivedAt]);
     },
   });
   let loop = newLoopMonitor();
+  let cpuFrom = process.cpuUsage();
   process.on('message', (m: { type: string; audioSpeed?: number }) => {
     if (m.type === 'script') {
       fake.setScript({ pace: 1, replyMs: ANSWER_MS, chunkMs: 100, stampDeltas: true, silenceMs: 300, audioSpeed: m.audioSpeed });
       loop.disable();
       loop = newLoopMonitor();
+      cpuFrom = process.cpuUsage();
       received = [];
       fake.deltaSentAt.clear();
       return void process.send!({ type: 'script' });
     }
     if (m.type === 'collect') {
-      const report: UpstreamReport = { received, sent: [...fake.deltaSentAt], loop: loopStats(loop) };
+      const cpu = process.cpuUsage(cpuFrom);
+      const report: UpstreamReport = { received, sent: [...fake.deltaSentAt], loop: loopStats(loop), cpuMicros: cpu.user + cpu.system };
       received = [];
       fake.deltaSentAt.clear();
       return void process.send!({ type: 'collect', report });
@@ -209,6 +220,7 @@ type ClientsReport = {
   interrupts: number;
   errors: Record<string, number>;
   loop: LoopStats;
+  cpuMicros: number;
 };
 
 /** A client process: sessions sharing one event loop, driven over IPC. */
@@ -225,10 +237,12 @@ function serveClientProcess() {
   let clients: Client[] = [];
   let report: ClientsReport;
   let loop = newLoopMonitor();
+  let cpuFrom = process.cpuUsage();
   const reset = () => {
-    report = { sent: [], received: [], failed: 0, answered: 0, asked: 0, interrupts: 0, errors: {}, loop: loopStats(loop) };
+    report = { sent: [], received: [], failed: 0, answered: 0, asked: 0, interrupts: 0, errors: {}, loop: loopStats(loop), cpuMicros: 0 };
     loop.disable();
     loop = newLoopMonitor();
+    cpuFrom = process.cpuUsage();
   };
   reset();
   let pauseMs = 4000;
@@ -288,9 +302,13 @@ function serveClientProcess() {
       reset();
       clients.forEach((c, k) => talk(c, (k * 7) % (FRAME_MS * 50), ((k * 131) % 1000) * (m.rampMs / 1000)));
     }
+    // The step ends: no more frames, but what is in flight is still received until 'collect'.
+    if (m.type === 'quiet') clients.forEach((c) => clearInterval(c.timer));
     if (m.type === 'collect') {
       clients.forEach((c) => clearInterval(c.timer));
       report.loop = loopStats(loop);
+      const cpu = process.cpuUsage(cpuFrom);
+      report.cpuMicros = cpu.user + cpu.system;
       const r = report;
       reset();
       return void process.send!({ type: 'collect', report: r });
@@ -383,21 +401,30 @@ async function drive() {
       const ingested = ingest ? request<{ result: IngestResult }>(web, { type: 'ingest' }) : null;
       await new Promise((r) => setTimeout(r, seconds * 1000));
       const ingestResult = ingested ? (await ingested).result : null;
-      const talkSeconds = (performance.now() - started) / 1000;
-      const reports = (await Promise.all(clients.map((c) => request<{ report: ClientsReport }>(c, { type: 'collect' })))).map((r) => r.report);
+      // The step ends: browsers stop sending; frames either way sent before `stoppedAt` are owed and
+      // get DRAIN_MS to arrive (later than that counts as lost). Deltas the upstream sends after it are not counted.
+      const stoppedAt = clock();
+      await Promise.all(clients.map((c) => request(c, { type: 'quiet' })));
       const after = (await request<{ stats: WebStats }>(web, { type: 'stats' })).stats;
-      // Frames still in flight when the clients stopped reach the upstream within this wait.
-      await new Promise((r) => setTimeout(r, 500));
+      const talkSeconds = (performance.now() - started) / 1000;
+      await new Promise((r) => setTimeout(r, DRAIN_MS));
+      const reports = (await Promise.all(clients.map((c) => request<{ report: ClientsReport }>(c, { type: 'collect' })))).map((r) => r.report);
       const up = (await request<{ report: UpstreamReport }>(upstream, { type: 'collect' })).report;
       await Promise.all(clients.map((c) => request(c, { type: 'close' })));
       for (let i = 0; i < 60 && (await request<{ stats: WebStats }>(web, { type: 'stats' })).stats.sessions > 0; i++) await new Promise((r) => setTimeout(r, 500));
 
       const uplink = join(reports.flatMap((r) => r.sent), up.received);
-      const downlink = join(up.sent, reports.flatMap((r) => r.received));
+      const downlink = join(
+        up.sent.filter(([, t]) => t <= stoppedAt),
+        reports.flatMap((r) => r.received),
+      );
       const errors: Record<string, number> = {};
       for (const r of reports) for (const [code, count] of Object.entries(r.errors)) errors[code] = (errors[code] ?? 0) + count;
       const sum = (k: 'failed' | 'answered' | 'asked' | 'interrupts') => reports.reduce((a, r) => a + r[k], 0);
       const up_ = pct(uplink.latencies);
+      // Frames through the gateway either way: the web process's CPU per frame is robust to the machine's other load.
+      const frames = after.forwarded.length + after.relay.length;
+      const webCpuPer10k = ms(((after.cpuMicros - before.cpuMicros) / 1000 / frames) * 10_000);
       const down = pct(downlink.latencies);
       const row = {
         db,
@@ -409,19 +436,24 @@ async function drive() {
         answered: sum('answered'),
         interrupts: sum('interrupts'),
         errors,
-        'browser->upstream ms': { ...up_, lost: uplink.lost },
-        'upstream->browser ms': { ...down, lost: downlink.lost },
+        'browser->upstream ms': { ...up_, lost: uplink.lost, 'dropped by gateway': Math.round(after.dropped.in / FRAME_BYTES) },
+        'upstream->browser ms': { ...down, lost: downlink.lost, 'dropped by gateway': Math.round(after.dropped.out / DELTA_BYTES) },
         'gateway own work ms (p99)': { forward: ms(percentile(after.forwarded.sort((a, b) => a - b), 99)), relay: ms(percentile(after.relay.sort((a, b) => a - b), 99)) },
         'web loop delay ms': mapLoop(after.loop),
         'measuring loop delay p99 ms': { upstream: ms(up.loop.p99), clients: reports.map((r) => ms(r.loop.p99)) },
         'web CPU % of a core': Math.round(((after.cpuMicros - before.cpuMicros) / 1e6 / talkSeconds) * 100),
+        'web CPU ms per 10,000 frames': webCpuPer10k,
+        'CPU % of a core: upstream, clients': [Math.round((up.cpuMicros / 1e6 / talkSeconds) * 100), ...reports.map((r) => Math.round((r.cpuMicros / 1e6 / talkSeconds) * 100))],
         'web RSS MB': Math.round(after.rss / 1024 / 1024),
         seconds: Math.round(talkSeconds),
       };
       results.push(row);
       process.stdout.write(`${JSON.stringify(row)}\n`);
       process.stdout.write(
-        `${db}${ingest ? '+ingest' : ''} ${n} sessions, ${mode}: browser->upstream p50/p95/p99 ${up_.p50}/${up_.p95}/${up_.p99} ms (${up_.n} frames); upstream->browser ${down.p50}/${down.p95}/${down.p99} ms (${down.n} frames)\n`,
+        `${db}${ingest ? '+ingest' : ''} ${n} sessions, ${mode}: browser->upstream p50/p95/p99 ${up_.p50}/${up_.p95}/${up_.p99} ms (${up_.n} frames, ${uplink.lost} lost); ` +
+          `upstream->browser ${down.p50}/${down.p95}/${down.p99} ms (${down.n} frames, ${downlink.lost} lost); ` +
+          `web: CPU ${webCpuPer10k} ms per 10,000 frames, loop delay p95/p99 ${ms(after.loop.p95)}/${ms(after.loop.p99)} ms; ` +
+          `measuring processes' own loop delay p99: upstream ${ms(up.loop.p99)} ms, clients ${reports.map((r) => ms(r.loop.p99)).join('/')} ms\n`,
       );
     }
   }
