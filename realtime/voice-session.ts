@@ -41,6 +41,13 @@ import {
 import { connectUpstream, sessionConfig, type RealtimeResponse, type UpstreamClientEvent, type UpstreamEvent } from './upstream';
 
 const BYTES_PER_MS = (SAMPLE_RATE * 2) / 1000;
+/**
+ * `input_audio_buffer.append` is built around the frame's base64 as bytes rather than
+ * JSON.stringify'd: base64 needs no escaping, and at 50 frames a second per session the escape scan,
+ * the string's UTF-8 encoding and ws's two-buffer write were a third of the gateway's own CPU.
+ */
+const APPEND_HEAD = Buffer.from('{"type":"input_audio_buffer.append","audio":"');
+const APPEND_TAIL = Buffer.from('"}');
 /** A spoken answer's user transcript may arrive after the answer; wait this long to store them in order. */
 const USER_TRANSCRIPT_WAIT_MS = 3_000;
 /** Frames a browser may send at once, in seconds of its rate: what the gateway's own stalls queue up. */
@@ -140,6 +147,9 @@ export class VoiceSession {
   private readonly userTurns = new Map<string, () => void>();
   private storage: Promise<void> = Promise.resolve();
   private lastStoredAt = 0;
+  /** Browser frames read in this tick, not yet appended upstream (see queueAudio). */
+  private pendingAudio: Buffer[] = [];
+  private pendingArrivals: number[] = [];
   readonly stats: VoiceSessionStats = { audioInBytes: 0, audioOutBytes: 0, droppedIn: 0, droppedOut: 0 };
   /** Resolves when the session has fully ended (sockets closed, turns stored, meter closed). */
   readonly ended: Promise<VoiceSessionOutcome>;
@@ -340,10 +350,43 @@ export class VoiceSession {
     // Audio before `ready` has nowhere to go yet: the widget is told to start only after ready.
     if (this.phase !== 'ready' || this.reconnecting) return void (this.stats.droppedIn += frame.length);
     if (this.upstream!.bufferedAmount > this.limits.maxBufferedBytes) return void (this.stats.droppedIn += frame.length);
-    this.stats.audioInBytes += frame.length;
-    this.sendUpstream({ type: 'input_audio_buffer.append', audio: frame.toString('base64') });
-    this.observer?.forwarded?.(performance.now() - now);
+    this.queueAudio(frame, now);
   }
+
+  /**
+   * Frames one socket read delivered together (the browser's frames queue up in the kernel while
+   * the loop is busy) go upstream as ONE append, at the end of the current tick: no frame waits for
+   * a timer or another read, and a busy gateway spends one message and one write on a whole backlog
+   * instead of one per 20 ms frame. The upstream's input buffer is a byte stream, so the audio is
+   * the same.
+   */
+  private queueAudio(frame: Buffer, arrivedAt: number): void {
+    this.pendingAudio.push(frame);
+    if (this.observer?.forwarded) this.pendingArrivals.push(arrivedAt);
+    if (this.pendingAudio.length === 1) process.nextTick(this.flushAudio);
+  }
+
+  private readonly flushAudio = (): void => {
+    const frames = this.pendingAudio;
+    const arrivals = this.pendingArrivals;
+    this.pendingAudio = [];
+    this.pendingArrivals = [];
+    const pcm = frames.length === 1 ? frames[0]! : Buffer.concat(frames);
+    const up = this.upstream;
+    if (this.phase !== 'ready' || this.reconnecting || !up || up.readyState !== up.OPEN) return void (this.stats.droppedIn += pcm.length);
+    const b64 = pcm.toString('base64');
+    const message = Buffer.allocUnsafe(APPEND_HEAD.length + b64.length + APPEND_TAIL.length);
+    APPEND_HEAD.copy(message, 0);
+    message.write(b64, APPEND_HEAD.length, 'latin1');
+    APPEND_TAIL.copy(message, APPEND_HEAD.length + b64.length);
+    // A Buffer is masked into one new buffer with its header: one write, where a string costs two.
+    up.send(message, { binary: false });
+    this.stats.audioInBytes += pcm.length;
+    if (this.observer?.forwarded) {
+      const now = performance.now();
+      for (const at of arrivals) this.observer.forwarded(now - at);
+    }
+  };
 
   private onInterrupted(playedMs: number): void {
     const pending = this.pendingInterrupt;
