@@ -4,6 +4,7 @@
  *
  *   npm run bench -- voice [--db postgres|embedded] [--sessions 200] [--seconds 30]
  *                          [--downlink burst,paced] [--ingest] [--client-procs 2] [--ramp-ms 5000] [--pause-ms 4000]
+ *                          [--questions 0]   (quiet frames only: the uplink relay's own cost, no answers)
  *
  * Processes (so that what measures is not what is measured):
  *   - the web process: the app and the voice gateway on the chosen database (`embedded` is the
@@ -85,7 +86,7 @@ function biggestPdf(): string {
 
 // ---- the web process ---------------------------------------------------------------------
 
-type WebStats = { cpuMicros: number; sessions: number; loop: LoopStats; relay: number[]; forwarded: number[]; rss: number; dropped: { in: number; out: number } };
+type WebStats = { cpuMicros: number; systemMicros: number; sessions: number; loop: LoopStats; relay: number[]; forwarded: number[]; rss: number; dropped: { in: number; out: number } };
 type IngestResult = { file: string; status: string; chunks: number; seconds: number };
 
 async function serveWebProcess(o: { db: 'postgres' | 'embedded'; max: number; fakeUrl: string; fakeKey: string; openaiUrl: string; openaiKey: string; ingest: boolean }) {
@@ -141,7 +142,7 @@ async function serveWebProcess(o: { db: 'postgres' | 'embedded'; max: number; fa
       // Audio the gateway dropped under backpressure (bytes), over the sessions open now.
       const dropped = { in: 0, out: 0 };
       for (const s of gateway.inspect()) (dropped.in += s.stats.droppedIn), (dropped.out += s.stats.droppedOut);
-      const stats: WebStats = { cpuMicros: cpu.user + cpu.system, sessions: gateway.sessions(), loop: loopStats(loop), relay, forwarded, rss: process.memoryUsage().rss, dropped };
+      const stats: WebStats = { cpuMicros: cpu.user + cpu.system, systemMicros: cpu.system, sessions: gateway.sessions(), loop: loopStats(loop), relay, forwarded, rss: process.memoryUsage().rss, dropped };
       process.send!({ type: 'stats', stats });
       relay = [];
       forwarded = [];
@@ -300,7 +301,8 @@ function serveClientProcess() {
     if (m.type === 'talk') {
       pauseMs = m.pauseMs;
       reset();
-      clients.forEach((c, k) => talk(c, (k * 7) % (FRAME_MS * 50), ((k * 131) % 1000) * (m.rampMs / 1000)));
+      // --questions 0: a microphone streaming quiet, nothing else (the relay's own cost per frame).
+      clients.forEach((c, k) => talk(c, (k * 7) % (FRAME_MS * 50), m.questions ? ((k * 131) % 1000) * (m.rampMs / 1000) : Infinity));
     }
     // The step ends: no more frames, but what is in flight is still received until 'collect'.
     if (m.type === 'quiet') clients.forEach((c) => clearInterval(c.timer));
@@ -345,7 +347,9 @@ function request<T = any>(child: ChildProcess, message: { type: string; [k: stri
 
 function forkSelf(args: string[]) {
   // VOICE_BENCH_PROFILE=dir: a CPU profile of the web process, to see what holds its loop.
-  const profile = args[0] === '--serve' && process.env.VOICE_BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.VOICE_BENCH_PROFILE}`] : [];
+  // VOICE_BENCH_PROFILE_WHAT=serve,upstream,clients: which processes (default the web process).
+  const what = (process.env.VOICE_BENCH_PROFILE_WHAT ?? 'serve').split(',').map((w) => `--${w}`);
+  const profile = what.includes(args[0]!) && process.env.VOICE_BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.VOICE_BENCH_PROFILE}/${args[0]!.slice(2)}`] : [];
   return fork(fileURLToPath(import.meta.url), args, { execArgv: ['--import', 'tsx', ...profile], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 }
 const readyOf = <T>(child: ChildProcess) => new Promise<T>((resolve) => child.on('message', (m: any) => m.type === 'ready' && resolve(m)));
@@ -375,6 +379,7 @@ async function drive() {
   const rampMs = Number(opt('ramp-ms', '5000'));
   const modes = opt('downlink', 'burst,paced').split(',') as ('burst' | 'paced')[];
   const clientProcs = Math.max(1, Number(opt('client-procs', '2')));
+  const questions = opt('questions', '1') !== '0';
   const ingest = args.includes('--ingest');
   if (db !== 'postgres' && db !== 'embedded') throw new Error('--db postgres|embedded');
 
@@ -397,7 +402,7 @@ async function drive() {
       await new Promise((r) => setTimeout(r, 1000));
       const before = (await request<{ stats: WebStats }>(web, { type: 'stats' })).stats;
       const started = performance.now();
-      await Promise.all(clients.map((c) => request(c, { type: 'talk', pauseMs, rampMs })));
+      await Promise.all(clients.map((c) => request(c, { type: 'talk', pauseMs, rampMs, questions })));
       const ingested = ingest ? request<{ result: IngestResult }>(web, { type: 'ingest' }) : null;
       await new Promise((r) => setTimeout(r, seconds * 1000));
       const ingestResult = ingested ? (await ingested).result : null;
@@ -425,6 +430,8 @@ async function drive() {
       // Frames through the gateway either way: the web process's CPU per frame is robust to the machine's other load.
       const frames = after.forwarded.length + after.relay.length;
       const webCpuPer10k = ms(((after.cpuMicros - before.cpuMicros) / 1000 / frames) * 10_000);
+      // The kernel's part is mostly the socket writes (on loopback they carry the receiving end's TCP work too).
+      const webSystemPer10k = ms(((after.systemMicros - before.systemMicros) / 1000 / frames) * 10_000);
       const down = pct(downlink.latencies);
       const row = {
         db,
@@ -442,7 +449,7 @@ async function drive() {
         'web loop delay ms': mapLoop(after.loop),
         'measuring loop delay p99 ms': { upstream: ms(up.loop.p99), clients: reports.map((r) => ms(r.loop.p99)) },
         'web CPU % of a core': Math.round(((after.cpuMicros - before.cpuMicros) / 1e6 / talkSeconds) * 100),
-        'web CPU ms per 10,000 frames': webCpuPer10k,
+        'web CPU ms per 10,000 frames': { total: webCpuPer10k, kernel: webSystemPer10k },
         'CPU % of a core: upstream, clients': [Math.round((up.cpuMicros / 1e6 / talkSeconds) * 100), ...reports.map((r) => Math.round((r.cpuMicros / 1e6 / talkSeconds) * 100))],
         'web RSS MB': Math.round(after.rss / 1024 / 1024),
         seconds: Math.round(talkSeconds),
@@ -452,7 +459,7 @@ async function drive() {
       process.stdout.write(
         `${db}${ingest ? '+ingest' : ''} ${n} sessions, ${mode}: browser->upstream p50/p95/p99 ${up_.p50}/${up_.p95}/${up_.p99} ms (${up_.n} frames, ${uplink.lost} lost); ` +
           `upstream->browser ${down.p50}/${down.p95}/${down.p99} ms (${down.n} frames, ${downlink.lost} lost); ` +
-          `web: CPU ${webCpuPer10k} ms per 10,000 frames, loop delay p95/p99 ${ms(after.loop.p95)}/${ms(after.loop.p99)} ms; ` +
+          `web: CPU ${webCpuPer10k} ms per 10,000 frames (kernel ${webSystemPer10k}), loop delay p95/p99 ${ms(after.loop.p95)}/${ms(after.loop.p99)} ms; ` +
           `measuring processes' own loop delay p99: upstream ${ms(up.loop.p99)} ms, clients ${reports.map((r) => ms(r.loop.p99)).join('/')} ms\n`,
       );
     }

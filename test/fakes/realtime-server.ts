@@ -28,6 +28,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { endianness } from 'node:os';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { clientItemSchema, realtimeValidationError, ZRealtimeSession } from './realtime-session-schema';
 
@@ -146,13 +147,22 @@ export function silencePcm16(ms: number): Buffer {
   return Buffer.alloc(Math.round((RATE * ms) / 1000) * 2);
 }
 
+const LITTLE_ENDIAN = endianness() === 'LE';
+
 export function rmsPcm16(pcm: Buffer): number {
   const n = Math.floor(pcm.length / 2);
   if (n === 0) return 0;
   let sum = 0;
-  for (let i = 0; i < n; i++) {
-    const s = pcm.readInt16LE(i * 2);
-    sum += s * s;
+  if (LITTLE_ENDIAN && pcm.byteOffset % 2 === 0) {
+    // The voice bench runs 10,000 frames a second through here: a typed view is 5x cheaper than a
+    // call per sample, and the fake's own CPU delays the receive stamps the bench takes in it.
+    const samples = new Int16Array(pcm.buffer, pcm.byteOffset, n);
+    for (let i = 0; i < n; i++) sum += samples[i]! * samples[i]!;
+  } else {
+    for (let i = 0; i < n; i++) {
+      const s = pcm.readInt16LE(i * 2);
+      sum += s * s;
+    }
   }
   return Math.sqrt(sum / n);
 }
