@@ -444,7 +444,13 @@ async function drive() {
         interrupts: sum('interrupts'),
         errors,
         'browser->upstream ms': { ...up_, lost: uplink.lost, 'dropped by gateway': Math.round(after.dropped.in / FRAME_BYTES) },
-        'upstream->browser ms': { ...down, lost: downlink.lost, 'dropped by gateway': Math.round(after.dropped.out / DELTA_BYTES) },
+        'upstream->browser ms': {
+          ...down,
+          lost: downlink.lost,
+          'dropped by gateway': Math.round(after.dropped.out / DELTA_BYTES),
+          // Before 26 Nov these counted as lost: the clients had reported before they could arrive.
+          'sent after the stop, not counted': up.sent.length - up.sent.filter(([, t]) => t <= stoppedAt).length,
+        },
         'gateway own work ms (p99)': { forward: ms(percentile(after.forwarded.sort((a, b) => a - b), 99)), relay: ms(percentile(after.relay.sort((a, b) => a - b), 99)) },
         'web loop delay ms': mapLoop(after.loop),
         'measuring loop delay p99 ms': { upstream: ms(up.loop.p99), clients: reports.map((r) => ms(r.loop.p99)) },
