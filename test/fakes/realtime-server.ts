@@ -109,6 +109,8 @@ export type FakeRealtimeSession = {
   errors: any[];
   conversation: FakeItem[];
   inputAudio(): Buffer;
+  /** Bytes of pcm in each `input_audio_buffer.append`, in order. */
+  inputAppends(): number[];
   toolCalls: { call_id: string; query: string; output: string | null }[];
   truncations: FakeTruncation[];
   /** Resolves when the socket closes, with the close code. */
@@ -326,6 +328,7 @@ export async function startFakeRealtime(opts: FakeRealtimeOptions = {}): Promise
       errors: [],
       conversation: [],
       inputAudio: () => Buffer.concat(audio),
+      inputAppends: () => audio.map((a) => a.length),
       toolCalls: [],
       truncations: [],
       closed: new Promise<number>((r) => (closeResolve = r)),

@@ -122,6 +122,24 @@ describe('protocol errors', () => {
   });
 });
 
+describe('relay', () => {
+  it('appends the frames one socket read delivered as one append, byte for byte, and a lone frame as its own', async () => {
+    const { client, upstream } = await ready();
+    const frames = [0, 1, 2].map((k) => tonePcm16(20, 300, k * 480));
+    // One write from the browser, so the gateway reads the three frames at once (a backlog).
+    const socket = (client.ws as unknown as { _socket: import('node:net').Socket })._socket;
+    socket.cork();
+    for (const f of frames) client.audio(f);
+    socket.uncork();
+    await expect.poll(() => upstream.inputAudio().length, { timeout: 10_000 }).toBe(3 * frames[0]!.length);
+    await new Promise((r) => setTimeout(r, 50));
+    client.audio(silencePcm16(20));
+    await expect.poll(() => upstream.inputAppends(), { timeout: 10_000 }).toEqual([3 * frames[0]!.length, silencePcm16(20).length]);
+    expect(upstream.inputAudio().equals(Buffer.concat([...frames, silencePcm16(20)]))).toBe(true);
+    client.close();
+  });
+});
+
 describe('limits', () => {
   it('ends a session that sends no audio for the idle timeout (idle_timeout, 4408)', async () => {
     await withLimits({ idleTimeoutMs: 600 }, async (wsUrl) => {
