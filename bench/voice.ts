@@ -40,7 +40,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import path from 'node:path';
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { createHistogram, monitorEventLoopDelay, type IntervalHistogram, type RecordableHistogram } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import WebSocket from 'ws';
@@ -86,7 +86,9 @@ function biggestPdf(): string {
 
 // ---- the web process ---------------------------------------------------------------------
 
-type WebStats = { cpuMicros: number; systemMicros: number; sessions: number; loop: LoopStats; relay: number[]; forwarded: number[]; rss: number; dropped: { in: number; out: number } };
+/** The gateway's own time per frame (ms): a histogram in the web process, not an array of millions sent over IPC. */
+type Timings = { n: number; p99: number };
+type WebStats = { cpuMicros: number; systemMicros: number; sessions: number; loop: LoopStats; relay: Timings; forwarded: Timings; appends: number; rss: number; dropped: { in: number; out: number } };
 type IngestResult = { file: string; status: string; chunks: number; seconds: number };
 
 async function serveWebProcess(o: { db: 'postgres' | 'embedded'; max: number; fakeUrl: string; fakeKey: string; openaiUrl: string; openaiKey: string; ingest: boolean }) {
@@ -99,7 +101,7 @@ async function serveWebProcess(o: { db: 'postgres' | 'embedded'; max: number; fa
   const { startWidgetSession } = await import('../src/services/widget/start-widget-session');
   const { createContext } = await import('../src/context');
   const { searchKnowledgeForVoice } = await import('../src/services/voice/voice-knowledge-tool');
-  const { startWorker } = await import('../src/jobs/worker-runtime');
+  const { startWorkerThread } = await import('../src/jobs/worker-thread');
 
   // Voice needs an OpenAI key, so a voice deployment embeds queries over HTTP too (the fake here).
   const rt = await openBenchRuntime(o.db, {
@@ -125,16 +127,21 @@ async function serveWebProcess(o: { db: 'postgres' | 'embedded'; max: number; fa
       await searchKnowledgeForVoice(ctx, row, JSON.stringify({ query: 'warm up' }));
     }
   }
-  // The inline worker, as `npm start` runs it on the embedded default.
-  const worker = o.ingest ? await startWorker({ config: rt.deps.config, logger: rt.deps.logger, database: rt.database, deps: rt.deps }, { pollInterval: 500 }) : null;
+  // The inline worker, as `npm start` runs it on the embedded default: in a thread of the web process.
+  const worker = o.ingest ? await startWorkerThread({ config: rt.deps.config, logger: rt.deps.logger, database: rt.database, deps: rt.deps }, { pollInterval: 500 }) : null;
   const app = createApp(rt.deps);
   const server = await new Promise<Server>((resolve) => {
     const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s as Server)) as Server;
   });
-  let relay: number[] = [];
-  let forwarded: number[] = [];
+  // Microseconds, at least 1 (a histogram records positive integers).
+  const histogram = () => createHistogram();
+  const record = (h: RecordableHistogram, ms: number) => h.record(Math.max(1, Math.round(ms * 1000)));
+  const timings = (h: RecordableHistogram): Timings => ({ n: h.count, p99: h.count ? h.percentile(99) / 1000 : NaN });
+  let relay = histogram();
+  let forwarded = histogram();
+  let appends = 0;
   let loop = newLoopMonitor();
-  const gateway = attachVoiceGateway(server, rt.deps, { observer: { relayed: (ms) => relay.push(ms), forwarded: (ms) => forwarded.push(ms) } });
+  const gateway = attachVoiceGateway(server, rt.deps, { observer: { relayed: (ms) => record(relay, ms), forwarded: (ms) => record(forwarded, ms), appended: () => void appends++ } });
   const port = (server.address() as { port: number }).port;
   process.on('message', (m: { type: string }) => {
     if (m.type === 'stats') {
@@ -142,10 +149,11 @@ async function serveWebProcess(o: { db: 'postgres' | 'embedded'; max: number; fa
       // Audio the gateway dropped under backpressure (bytes), over the sessions open now.
       const dropped = { in: 0, out: 0 };
       for (const s of gateway.inspect()) (dropped.in += s.stats.droppedIn), (dropped.out += s.stats.droppedOut);
-      const stats: WebStats = { cpuMicros: cpu.user + cpu.system, systemMicros: cpu.system, sessions: gateway.sessions(), loop: loopStats(loop), relay, forwarded, rss: process.memoryUsage().rss, dropped };
+      const stats: WebStats = { cpuMicros: cpu.user + cpu.system, systemMicros: cpu.system, sessions: gateway.sessions(), loop: loopStats(loop), relay: timings(relay), forwarded: timings(forwarded), appends, rss: process.memoryUsage().rss, dropped };
       process.send!({ type: 'stats', stats });
-      relay = [];
-      forwarded = [];
+      relay = histogram();
+      forwarded = histogram();
+      appends = 0;
       loop.disable();
       loop = newLoopMonitor();
     }
@@ -366,7 +374,8 @@ function join(sent: Iterable<[number, number]>, received: Iterable<[number, numb
   return { latencies, lost: at.size - latencies.length };
 }
 
-const ms = (v: number) => Number(v.toFixed(2));
+// NaN crosses IPC (JSON) as null.
+const ms = (v: number | null) => (v === null ? NaN : Number(v.toFixed(2)));
 const pct = (xs: number[]) => ({ n: xs.length, p50: ms(percentile(xs, 50)), p95: ms(percentile(xs, 95)), p99: ms(percentile(xs, 99)), max: ms(xs[xs.length - 1] ?? NaN) });
 
 async function drive() {
@@ -428,7 +437,7 @@ async function drive() {
       const sum = (k: 'failed' | 'answered' | 'asked' | 'interrupts') => reports.reduce((a, r) => a + r[k], 0);
       const up_ = pct(uplink.latencies);
       // Frames through the gateway either way: the web process's CPU per frame is robust to the machine's other load.
-      const frames = after.forwarded.length + after.relay.length;
+      const frames = after.forwarded.n + after.relay.n;
       const webCpuPer10k = ms(((after.cpuMicros - before.cpuMicros) / 1000 / frames) * 10_000);
       // The kernel's part is mostly the socket writes (on loopback they carry the receiving end's TCP work too).
       const webSystemPer10k = ms(((after.systemMicros - before.systemMicros) / 1000 / frames) * 10_000);
@@ -451,7 +460,9 @@ async function drive() {
           // Before 26 Nov these counted as lost: the clients had reported before they could arrive.
           'sent after the stop, not counted': up.sent.length - up.sent.filter(([, t]) => t <= stoppedAt).length,
         },
-        'gateway own work ms (p99)': { forward: ms(percentile(after.forwarded.sort((a, b) => a - b), 99)), relay: ms(percentile(after.relay.sort((a, b) => a - b), 99)) },
+        // Above 1 when the web loop lagged: frames one read delivered went up as one append.
+        'browser frames per upstream append': Number((after.forwarded.n / Math.max(1, after.appends)).toFixed(2)),
+        'gateway own work ms (p99)': { forward: ms(after.forwarded.p99), relay: ms(after.relay.p99) },
         'web loop delay ms': mapLoop(after.loop),
         'measuring loop delay p99 ms': { upstream: ms(up.loop.p99), clients: reports.map((r) => ms(r.loop.p99)) },
         'web CPU % of a core': Math.round(((after.cpuMicros - before.cpuMicros) / 1e6 / talkSeconds) * 100),

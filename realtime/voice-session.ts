@@ -64,9 +64,10 @@ export type VoiceSessionOutcome = { reason: string; readySeconds: number | null 
 
 /**
  * Benchmarks: `relayed` is the time from an upstream audio delta's arrival to its frame handed to
- * the browser socket; `forwarded` from a browser frame's arrival to its append handed upstream.
+ * the browser socket; `forwarded` from a browser frame's arrival to its append handed upstream;
+ * `appended` the frames each append carried.
  */
-export type VoiceObserver = { relayed(ms: number): void; forwarded?(ms: number): void };
+export type VoiceObserver = { relayed(ms: number): void; forwarded?(ms: number): void; appended?(frames: number): void };
 
 /** One assistant audio item as the browser plays it: it starts when the browser's queue reaches it. */
 type SpokenItem = { itemId: string; responseId: string; text: string; startsAt: number; ms: number };
@@ -386,6 +387,7 @@ export class VoiceSession {
       const now = performance.now();
       for (const at of arrivals) this.observer.forwarded(now - at);
     }
+    this.observer?.appended?.(frames.length);
   };
 
   private onInterrupted(playedMs: number): void {
