@@ -9,7 +9,7 @@
  * Processes (so that what measures is not what is measured):
  *   - the web process: the app and the voice gateway on the chosen database (`embedded` is the
  *     default `npm start` runs: PGlite in its own thread; with --ingest the worker runs inline in
- *     this process, as it does by default, and ingests the biggest PDF of ../shared/data/docs
+ *     a thread of this process, as it does by default, and ingests the biggest PDF of ../shared/data/docs
  *     (the 619-page one) during each step);
  *   - the upstream process: the strict fake Realtime server (test/fakes/realtime-server.ts);
  *   - K client processes: the browsers;
