@@ -75,7 +75,8 @@ export interface OfflineAnswer {
 
 const DEFAULTS: Required<Omit<AnswerOptions, 'previousAnswers'>> = {
   minCoverage: 0.22,
-  namedDocumentMinCoverage: Number(process.env.GW_NAMED_MIN ?? 0.15),
+  // FinanceBench tuning half: 0.08-0.18 answer the same questions (docs/answers.md, 26 Nov 15:00); the middle of that range.
+  namedDocumentMinCoverage: 0.15,
   secondSentenceRatio: 0.8,
   maxSentences: 3,
   maxWords: 90,
