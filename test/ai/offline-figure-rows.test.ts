@@ -74,7 +74,8 @@ describe('figure questions answered from a table row', () => {
 
   it('prefers the sentence giving the amount to one citing a numbered note', () => {
     expect(holdsFigure('See Note 12 for information regarding the dividends of Tern Ferries.')).toBe(false);
-    expect(holdsFigure('Item 8 and Exhibit 31 hold the certifications.')).toBe(false);
+    expect(holdsFigure('The certifications are in Item 8 and Exhibit 31.')).toBe(false);
+    expect(holdsFigure('Over 61 per cent of the crossings ran on time.')).toBe(true);
     expect(holdsFigure('The quarterly dividend was $0.55 per share in 2023.')).toBe(true);
     const a = answerFromPassages('Has Tern Ferries paid dividends to shareholders in 2023?', [
       passage('See Note 12 for information regarding the dividends of Tern Ferries to its shareholders.', 1),

@@ -27,7 +27,7 @@ export function isFigureQuestion(question: string): boolean {
 // A numbered name is a reference, not a figure: "See Note 12", "Item 8", "Exhibit 31", "Section 901".
 // A capitalised word after another word, then a small bare integer, and nothing numeric after it
 // (a sentence's first word is capitalised anyway: "Over 61 per cent of students" gives a figure).
-const REFERENCE = /(?<=\p{L}[\s,]+)\b\p{Lu}[\p{L}]*\.?\s+\d{1,3}(?:\([a-z]\))?(?![\d,.%\p{L}])/gu;
+const REFERENCE = /(?<=\p{L}[\s,]+)\b\p{Lu}[\p{L}]*\.?\s+\d{1,3}(?:\([a-z]\))?(?![\d,%\p{L}]|\.\d)/gu;
 
 /** Whether a sentence gives a number beyond the periods it names and the numbered names it cites. */
 export function holdsFigure(sentence: string): boolean {
