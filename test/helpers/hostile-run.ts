@@ -64,8 +64,8 @@ async function waitReady(url: string, key: string, kbId: string, docIds: string[
 export async function seedAttacker(orgs: Orgs): Promise<void> {
   const { url, key, kbId } = orgs.attacker;
   const ids: string[] = [];
-  for (let i = 0; i < 4; i++) {
-    const res = await uploadFile(url, key, kbId, `seed-${i}.txt`, prose(40_000, i + 1));
+  for (let i = 0; i < 3; i++) {
+    const res = await uploadFile(url, key, kbId, `seed-${i}.txt`, prose(20_000, i + 1));
     ids.push(((await res.json()) as { document: { id: string } }).document.id);
   }
   await waitReady(url, key, kbId, ids, 600_000);
