@@ -39,7 +39,7 @@ function prose(words: number, seed: number): string {
   return out.join(' ');
 }
 
-async function uploadFile(url: string, key: string, kbId: string, name: string, data: Uint8Array | string) {
+async function uploadFile(url: string, key: string, kbId: string, name: string, data: Uint8Array<ArrayBuffer> | string) {
   const form = new FormData();
   form.set('kb_id', kbId);
   form.set('file', new Blob([data]), name);
