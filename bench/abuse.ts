@@ -1,5 +1,7 @@
 /**
- * `npm run bench -- abuse [perEndpoint] [seconds]`: the longer run of the abuse suite
+ * `npm run bench -- abuse [perEndpoint] [seconds]`: first issue 26's attack, every class at once
+ * against a second organisation doing normal work (test/helpers/hostile-run.ts; `abuse hostile`
+ * runs only that); then the longer run of the abuse suite
  * (test/e2e/abuse.test.ts runs the same with fewer requests). Starts `npm start` on a fresh embedded
  * database, sends `perEndpoint` generated hostile requests (default 20) to every endpoint the
  * service lists (REST, GraphQL, tRPC) with slowloris clients alongside, then floods from one organisation for `seconds`
@@ -11,31 +13,45 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { abuseRun, floodRun, NEIGHBOUR_P95_MS, RSS_BOUND_MB, setUpOrgs } from '../test/helpers/abuse-run';
 import { percentile } from '../test/helpers/abuse';
+import { hostileRun, seedAttacker } from '../test/helpers/hostile-run';
 import { startServer } from '../test/helpers/server-process';
 
-const perEndpoint = Number(process.argv[2] ?? 20);
+const hostileOnly = process.argv[2] === 'hostile';
+const perEndpoint = Number(hostileOnly ? 0 : (process.argv[2] ?? 20));
 const seconds = Number(process.argv[3] ?? 60);
 const seed = Number(process.env.ABUSE_SEED ?? 42);
 const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-bench-abuse-'));
-const server = await startServer({ DATA_DIR: dataDir, DATABASE_URL: '', CRAWL_ALLOW_PRIVATE: 'true', HTTP_HEADERS_TIMEOUT_MS: '3000' });
+// The slowloris phase wants a short headers timeout; alone, the hostile phase runs with the default
+// (3 s made a loaded server answer ordinary requests 408).
+const server = await startServer({ DATA_DIR: dataDir, DATABASE_URL: '', CRAWL_ALLOW_PRIVATE: 'true', ...(hostileOnly ? {} : { HTTP_HEADERS_TIMEOUT_MS: '3000' }) });
 const ms = (v: number) => `${Math.round(v)} ms`;
 try {
   const orgs = await setUpOrgs(server, dataDir);
-  const abuse = await abuseRun(server, orgs, { perEndpoint, concurrency: 6, seed });
-  const kinds = (t: string) => abuse.endpoints.filter((e) => e.transport === t).length;
-  console.log(`abuse: ${abuse.requests} generated requests (${perEndpoint} to each of ${abuse.endpoints.length} endpoints: REST ${kinds('rest')}, GraphQL ${kinds('graphql')}, tRPC ${kinds('trpc')}) in ${abuse.seconds.toFixed(1)} s (seed ${seed})`);
-  if (abuse.unreached.length) console.log(`  endpoints never reached: ${abuse.unreached.join(', ')}`);
-  console.log(`  answers by status: ${JSON.stringify(abuse.byStatus)}`);
-  console.log(`  problems (5xx / non-JSON errors): ${abuse.problems.length}`);
-  for (const p of abuse.problems.slice(0, 20)) console.log(`    ${p}`);
-  console.log(`  slowloris clients cut off: ${abuse.slowloris.filter((a) => /^HTTP\/1\.1 408/.test(a)).length}/${abuse.slowloris.length}`);
-  console.log(`  peak RSS: ${Math.round(abuse.peakRssMb)} MB (bound ${RSS_BOUND_MB} MB)`);
-  console.log(`  other org GET /api/kbs p50 ${ms(percentile(abuse.neighbour.kbs, 50))} p95 ${ms(abuse.neighbourP95.kbs)}; search p50 ${ms(percentile(abuse.neighbour.search, 50))} p95 ${ms(abuse.neighbourP95.search)} (bound ${NEIGHBOUR_P95_MS} ms)`);
-  const flood = await floodRun(server, orgs, { seconds, concurrency: 8 });
-  console.log(`flood: ${seconds} s from one org, ${flood.attackerStatuses.length} requests, by status ${JSON.stringify(flood.byStatus)}`);
-  console.log(`  peak RSS: ${Math.round(flood.peakRssMb)} MB`);
-  console.log(`  other org GET /api/kbs p50 ${ms(percentile(flood.neighbour.kbs, 50))} p95 ${ms(flood.neighbourP95.kbs)}; search p50 ${ms(percentile(flood.neighbour.search, 50))} p95 ${ms(flood.neighbourP95.search)}; failures ${flood.neighbour.failures.length}`);
-  console.log(`  server still running: ${server.child.exitCode === null}`);
+  await seedAttacker(orgs);
+  const h = await hostileRun(server, orgs, dataDir, { afterSeconds: 60 });
+  const mark = (ok: boolean) => (ok ? 'ok ' : 'BAD');
+  console.log(`hostile: every class of issue 26 at once from one organisation, answered in ${h.attackSeconds.toFixed(1)} s (target: JSON 4xx/202 within 5 s, no 5xx)`);
+  for (const r of h.hostile) console.log(`  ${mark(r.ok)} ${String(r.status).padEnd(3)} ${ms(r.ms).padStart(8)}  ${r.name}: JSON ${r.json}`);
+  console.log(`  victim GET /api/kbs p95 ${ms(h.victim.kbsP95)}, search p95 ${ms(h.victim.searchP95)} (target < 1,000 ms; ${h.victim.requests} requests, ${h.victim.failures.length} failures${h.victim.failures.length ? `: ${h.victim.failures.slice(0, 3).join('; ')}` : ''})`);
+  console.log(`  victim 2-chunk Markdown upload → ready: ${h.victim.smallFile.ready ? ms(h.victim.smallFile.ms) : `not ready after ${ms(h.victim.smallFile.ms)}`} (target < 10,000 ms)`);
+  console.log(`  server peak RSS ${Math.round(h.peakRssMb)} MB (target < 1,500 MB); RSS 60 s after the attack ${Math.round(h.rssAfterMb)} MB (target < 800 MB); server alive: ${h.alive}`);
+  if (!hostileOnly) {
+    const abuse = await abuseRun(server, orgs, { perEndpoint, concurrency: 6, seed });
+    const kinds = (t: string) => abuse.endpoints.filter((e) => e.transport === t).length;
+    console.log(`abuse: ${abuse.requests} generated requests (${perEndpoint} to each of ${abuse.endpoints.length} endpoints: REST ${kinds('rest')}, GraphQL ${kinds('graphql')}, tRPC ${kinds('trpc')}) in ${abuse.seconds.toFixed(1)} s (seed ${seed})`);
+    if (abuse.unreached.length) console.log(`  endpoints never reached: ${abuse.unreached.join(', ')}`);
+    console.log(`  answers by status: ${JSON.stringify(abuse.byStatus)}`);
+    console.log(`  problems (5xx / non-JSON errors): ${abuse.problems.length}`);
+    for (const p of abuse.problems.slice(0, 20)) console.log(`    ${p}`);
+    console.log(`  slowloris clients cut off: ${abuse.slowloris.filter((a) => /^HTTP\/1\.1 408/.test(a)).length}/${abuse.slowloris.length}`);
+    console.log(`  peak RSS: ${Math.round(abuse.peakRssMb)} MB (bound ${RSS_BOUND_MB} MB)`);
+    console.log(`  other org GET /api/kbs p50 ${ms(percentile(abuse.neighbour.kbs, 50))} p95 ${ms(abuse.neighbourP95.kbs)}; search p50 ${ms(percentile(abuse.neighbour.search, 50))} p95 ${ms(abuse.neighbourP95.search)} (bound ${NEIGHBOUR_P95_MS} ms)`);
+    const flood = await floodRun(server, orgs, { seconds, concurrency: 8 });
+    console.log(`flood: ${seconds} s from one org, ${flood.attackerStatuses.length} requests, by status ${JSON.stringify(flood.byStatus)}`);
+    console.log(`  peak RSS: ${Math.round(flood.peakRssMb)} MB`);
+    console.log(`  other org GET /api/kbs p50 ${ms(percentile(flood.neighbour.kbs, 50))} p95 ${ms(flood.neighbourP95.kbs)}; search p50 ${ms(percentile(flood.neighbour.search, 50))} p95 ${ms(flood.neighbourP95.search)}; failures ${flood.neighbour.failures.length}`);
+    console.log(`  server still running: ${server.child.exitCode === null}`);
+  }
 } finally {
   await server.stop();
   rmSync(dataDir, { recursive: true, force: true });

@@ -6,6 +6,7 @@
 import { Command, Option } from 'commander';
 import { ConfigError, loadConfig } from './config';
 import { AppError } from './errors';
+import { runningServerAddress } from './http/server-address';
 import { createLogger } from './logger';
 import { openRuntime, type Runtime } from './runtime';
 import { createApiKey } from './services/api-keys/create-api-key';
@@ -104,13 +105,14 @@ dashboard
   .command('link')
   .description('Print a one-time sign-in link to the dashboard (valid 15 minutes, once)')
   .requiredOption('--org <slug>', 'organisation slug')
-  .option('--url <url>', 'the address the server is reached at (default: http://HOST:PORT from the configuration)')
+  .option('--url <url>', 'the address the server is reached at (default: the running server\'s own on the embedded database, else http://HOST:PORT from the configuration)')
   .option('--json', 'print JSON')
   .action((opts) =>
     withRuntime(async (rt) => {
       const o = await findOrgBySlug(rt.deps, opts.org);
       const { token, expires_at } = await createSignInLink(rt.deps, o.id);
-      const base = (opts.url ?? `http://${rt.config.host === '0.0.0.0' ? 'localhost' : rt.config.host}:${rt.config.port}`).replace(/\/+$/, '');
+      const running = rt.config.database.kind === 'embedded' ? runningServerAddress(rt.config.database.dataDir) : null;
+      const base = (opts.url ?? running ?? `http://${rt.config.host === '0.0.0.0' ? 'localhost' : rt.config.host}:${rt.config.port}`).replace(/\/+$/, '');
       const url = `${base}/admin/sign-in?token=${token}`;
       print(opts.json, { url, expires_at }, `Open this link to sign in to the dashboard as ${o.slug} (once, before ${expires_at}):\n${url}`);
     }),

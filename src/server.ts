@@ -9,6 +9,7 @@ import { serve } from '@hono/node-server';
 import { createApp } from './app';
 import { createDrain, drainServer, within } from './http/graceful-shutdown';
 import { hardenServer, serverOptions } from './http/server-limits';
+import { clearServerAddress, recordServerAddress } from './http/server-address';
 import { startWorkerThread, type WorkerThreadHandle } from './jobs/worker-thread';
 import type { Logger } from './logger';
 import { openRuntime } from './runtime';
@@ -32,6 +33,15 @@ function printFirstKey(created: { org: { slug: string }; api_key: string }, dash
   process.stdout.write(`\n${bar}\n${lines.map((l) => `| ${l.padEnd(width - 1)}|`).join('\n')}\n${bar}\n\n`);
 }
 
+/** For `dashboard link`; a server that cannot write it still serves (the CLI then uses its configuration). */
+function recordAddress(dataDir: string, url: string, logger: Logger): void {
+  try {
+    recordServerAddress(dataDir, url);
+  } catch (err) {
+    logger.warn({ err }, 'could not record the server address for the CLI');
+  }
+}
+
 async function main() {
   const started = performance.now();
   const runtime = await openRuntime();
@@ -50,6 +60,7 @@ async function main() {
     // The box is printed once the port is known (PORT=0 picks one), before the "listening" line.
     const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
     if (created) printFirstKey(created, `http://${shownHost}:${info.port}/admin`);
+    if (config.database.kind === 'embedded') recordAddress(config.database.dataDir, `http://${shownHost}:${info.port}`, logger);
     process.stdout.write(`Groundwork listening on http://${config.host}:${info.port}\n`);
     process.stdout.write(`Dashboard: http://${shownHost}:${info.port}/admin\n`);
   });
@@ -73,6 +84,7 @@ async function main() {
       drainServer(server as Server, drain, bound, logger),
       worker ? within(worker.stop(), bound) : true,
     ]);
+    if (config.database.kind === 'embedded') clearServerAddress(config.database.dataDir);
     await within(database.close(), 5_000);
     clearTimeout(force);
     logger.info({ drainMs: drained.ms, cut: drained.cut, workerStopped }, 'shut down');

@@ -61,13 +61,24 @@ export function limitBodies(limits: BodyLimits): MiddlewareHandler {
     if (!request.body) return next();
     const maxBytes = bodyLimitFor(request.headers, limits);
     const declared = Number(request.headers.get('content-length') ?? NaN);
-    if (Number.isFinite(declared) && declared > maxBytes) return refusal(maxBytes);
+    if (Number.isFinite(declared) && declared > maxBytes) return refusal(maxBytes, await drain(request.body));
     let exceeded = false;
     let ended = false;
     const body = countedStream(request.body, maxBytes, () => (exceeded = true), () => (ended = true));
     c.req.raw = new Request(request, { body, duplex: 'half' } as RequestInit);
     await next();
-    if (exceeded) c.res = refusal(maxBytes);
+    if (exceeded) {
+      const drained = await drain(request.body);
+      const answer = refusal(maxBytes, drained);
+      const length = answer.headers.get('content-length')!;
+      c.res = answer;
+      // Hono's `c.res =` keeps the replaced answer's headers (CORS ones are wanted): GraphQL's and
+      // tRPC's Content-Length described their own error, so the client waited for bytes that never
+      // came and saw the socket close instead of the 413 (issue 26).
+      c.res.headers.set('content-length', length);
+      c.res.headers.delete('content-encoding');
+      if (drained) c.res.headers.delete('connection');
+    }
     // Answered before its body was read (a 401, a route that takes none): the node adapter drains
     // the rest for 500 ms at most and then drops the socket, which a keep-alive client may already
     // be reusing for its next request ("other side closed"). Saying so lets the client open a new one.
@@ -75,10 +86,57 @@ export function limitBodies(limits: BodyLimits): MiddlewareHandler {
   };
 }
 
-/** The server closes the connection after draining an oversized body: clients must not reuse it. */
-function refusal(maxBytes: number): Response {
-  return new Response(JSON.stringify(errorBody(tooLarge(maxBytes))), {
+/**
+ * How much of an oversized body is read and dropped before the 413 is sent. A server that answers
+ * and closes while the client is still sending makes the client's kernel see a reset, and most
+ * clients (fetch, curl, requests) then report ECONNRESET/EPIPE instead of the 413 they were sent
+ * (a 150 MB upload never saw it). Reading the rest first costs no memory (nothing is kept) and
+ * about a second per 150 MB on loopback; past these bounds the 413 goes out at once and the
+ * client may see the reset after all.
+ */
+export const DRAIN_MAX_BYTES = 1024 * 1024 * 1024;
+export const DRAIN_MAX_MS = 10_000;
+
+/** Reads what is left of a body, dropping it; true when it reached the end within the bounds. */
+export async function drain(body: ReadableStream<Uint8Array>, bounds = { maxBytes: DRAIN_MAX_BYTES, maxMs: DRAIN_MAX_MS }): Promise<boolean> {
+  let reader: ReadableStreamDefaultReader<Uint8Array>;
+  try {
+    reader = body.getReader();
+  } catch {
+    return false; // still locked by a reader that did not let go
+  }
+  const deadline = performance.now() + bounds.maxMs;
+  let seen = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), bounds.maxMs)));
+  try {
+    for (;;) {
+      const next = await Promise.race([reader.read(), late]);
+      if (next === 'late') return false;
+      if (next.done) return true;
+      seen += next.value.byteLength;
+      if (seen > bounds.maxBytes || performance.now() > deadline) return false;
+    }
+  } catch {
+    return false; // the client went away
+  } finally {
+    clearTimeout(timer);
+    try {
+      reader.releaseLock();
+    } catch {
+      // a read still pending: the stream is dropped with the request
+    }
+  }
+}
+
+/**
+ * With the whole body read the connection stays usable; otherwise the server closes it after the
+ * answer, and clients must not reuse it.
+ */
+function refusal(maxBytes: number, drained = false): Response {
+  const body = JSON.stringify(errorBody(tooLarge(maxBytes)));
+  return new Response(body, {
     status: 413,
-    headers: { 'content-type': 'application/json', connection: 'close' },
+    headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...(drained ? {} : { connection: 'close' }) },
   });
 }

@@ -7,7 +7,7 @@
  * Pages are read one at a time and released, so memory stays flat on long documents.
  */
 import { getDocumentProxy, getResolvedPDFJS } from 'unpdf';
-import { checkPdfInflation, pdfInflationLimits, type PdfInflationCheck } from './pdf-inflation';
+import { checkPdfInflation, PDF_INFLATION_RATIO, PDF_MAX_TOTAL_BYTES, pdfInflationLimits, type PdfInflationCheck } from './pdf-inflation';
 import { ocrPdfPages } from './ocr';
 import { UnmappedGlyphs } from './pdf-ligatures';
 import { PermanentIngestError } from './errors';
@@ -296,9 +296,12 @@ function inflationRefusal(reason: Exclude<PdfInflationCheck, { ok: true }>['reas
   const { maxStreamBytes, maxTotalBytes } = pdfInflationLimits(fileBytes);
   switch (reason) {
     case 'stream_too_large':
-      return new PermanentIngestError('too_large', `The PDF is too large to process: one of its streams inflates beyond ${maxStreamBytes / MB} MB.`);
+      return new PermanentIngestError('too_large', `The PDF is too large to process: one of its streams inflates beyond ${maxStreamBytes / MB} MB, the limit for one stream.`);
     case 'total_too_large':
-      return new PermanentIngestError('too_large', `The PDF is too large to process: its streams inflate beyond ${Math.round(maxTotalBytes / MB)} MB.`);
+      return new PermanentIngestError(
+        'too_large',
+        `The PDF is too large to process: its streams inflate beyond ${Math.round(maxTotalBytes / MB)} MB in all, the limit for this file (${PDF_INFLATION_RATIO} times its size, at least ${maxStreamBytes / MB} MB and at most ${PDF_MAX_TOTAL_BYTES / MB} MB).`,
+      );
     case 'unreadable_filter':
       return new PermanentIngestError('pdf_damaged', 'The PDF cannot be checked safely: a stream names its filters through a compressed object.');
     case 'overlapping_streams':

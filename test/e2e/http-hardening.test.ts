@@ -151,4 +151,33 @@ describe('refusals over real HTTP', () => {
     expect(read.status).toBe(201);
     expect(read.headers.get('connection')).not.toBe('close');
   });
+
+  // Issue 26: a large body was sometimes reset before its 413 could be read. GraphQL and tRPC read
+  // the body themselves and answered first; the 413 that replaced their answer kept their
+  // Content-Length, so the client waited for bytes that never came and saw the socket close.
+  const MB = 1024 * 1024;
+  const chunk = Buffer.alloc(MB, 0x61);
+  const streamOf = (mb: number) =>
+    new ReadableStream<Uint8Array>({
+      pull(c) {
+        if (mb-- > 0) c.enqueue(chunk);
+        else c.close();
+      },
+    });
+  it.each([
+    ['/graphql', 'application/json'],
+    ['/trpc/kbs.create', 'application/json'],
+    ['/api/kbs', 'application/json'],
+    ['/api/ingest/upload', 'multipart/form-data; boundary=x'],
+  ])('answers a 150 MB body sent to %s with a 413 JSON error the client reads in full, streamed or declared', async (route, contentType) => {
+    for (const declared of [false, true]) {
+      const body = declared ? new Blob(Array.from({ length: 150 }, () => chunk)) : streamOf(150);
+      const res = await fetch(`${server.url}${route}`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': contentType }, body, duplex: 'half' } as RequestInit);
+      expect(res.status).toBe(413);
+      const text = await res.text();
+      expect(res.headers.get('content-length') ?? String(Buffer.byteLength(text))).toBe(String(Buffer.byteLength(text)));
+      expect(JSON.parse(text)).toMatchObject({ error: { code: 'payload_too_large', message: expect.stringMatching(/^The request body exceeds the limit of \d+ MB$/) } });
+      expect(res.headers.get('x-request-id')).toBeTruthy();
+    }
+  }, 120_000);
 });

@@ -14,7 +14,9 @@ import { startServer } from '../helpers/server-process';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-'));
 const serverEnv = { DATA_DIR: dataDir, DATABASE_URL: '' };
-const env = { ...process.env, ...serverEnv, LOG_LEVEL: 'warn', NODE_ENV: 'production' };
+// PORT and HOST as a new user's shell has them: unset (the server gets PORT=0 from startServer).
+const { PORT: _port, HOST: _host, ...inherited } = process.env;
+const env = { ...inherited, ...serverEnv, LOG_LEVEL: 'warn', NODE_ENV: 'production' };
 
 /** Async on purpose: a blocking spawn would stall the test's event loop and break kept-alive sockets. */
 function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -69,6 +71,10 @@ describe('npm start on the embedded default, with the CLI beside it', () => {
     expect(link.code, link.stderr).toBe(0);
     const { url } = JSON.parse(link.stdout) as { url: string };
     expect(url).toMatch(new RegExp(`^${first.url}/admin/sign-in\\?token=[0-9A-Za-z]{43}$`));
+    // Without --url: the port the running server listens on (PORT=0 picked one), not PORT's default 3000 (issue 26).
+    const guessed = await cli('dashboard', 'link', '--org', 'acme', '--json');
+    expect(guessed.code, guessed.stderr).toBe(0);
+    expect(JSON.parse(guessed.stdout).url).toMatch(new RegExp(`^${first.url}/admin/sign-in\\?token=[0-9A-Za-z]{43}$`));
     // A browser navigation gets a page whose form spends the link; a plain fetch spends nothing.
     expect((await fetch(url, { redirect: 'manual' })).status).toBe(400);
     // node:http, not fetch: fetch replaces Sec-Fetch-Mode with its own "cors", as a browser's script would.
@@ -103,5 +109,8 @@ describe('npm start on the embedded default, with the CLI beside it', () => {
     const offline = await cli('org', 'list', '--json');
     expect(offline.code, offline.stderr).toBe(0);
     expect(JSON.parse(offline.stdout).orgs.map((o: { slug: string }) => o.slug).sort()).toEqual(['acme', 'default']);
+    // No server: the configuration's address (the stopped server's record is gone).
+    const configured = await cli('dashboard', 'link', '--org', 'acme', '--json');
+    expect(JSON.parse(configured.stdout).url).toMatch(/^http:\/\/127\.0\.0\.1:3000\/admin\/sign-in\?token=/);
   }, 300_000);
 });

@@ -221,8 +221,9 @@ export async function send(target: Target, r: AbuseRequest): Promise<Outcome> {
   } catch (err) {
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     const size = typeof r.body.data === 'string' ? Buffer.byteLength(r.body.data) : (r.body.data?.length ?? 0);
-    // Past the body limit the server answers 413 at once and closes the connection once it has
-    // drained what it will: a client still sending may see the reset instead of the answer (RFC 9112 9.6).
+    // A request refused before its body is read (401, 429) is answered at once and the connection
+    // closed after a short drain: a client still sending may see the reset (RFC 9112 9.6). An
+    // oversized body is read to its end first (src/http/body-limit.ts), unless past 1 GB or 10 s.
     const cutOff = /ECONNRESET|EPIPE|other side closed|SocketError/i.test(`${cause?.code} ${cause?.message}`);
     if (withBody && size > 1024 * 1024 && cutOff) {
       return { status: 413, ms: performance.now() - started, problem: null, label: r.body.label, unmatched: false };

@@ -83,7 +83,7 @@ describe('PDF stream bombs', () => {
     const bomb = pdfWithContentStreams([textContent('Hello', 400)]);
     expect(bomb.length).toBeLessThan(600 * 1024);
     const { error, grewMb } = await pdfRefusal(bomb);
-    expect(error).toMatchObject({ code: 'too_large', message: 'The PDF is too large to process: its streams inflate beyond 64 MB.' });
+    expect(error).toMatchObject({ code: 'too_large', message: 'The PDF is too large to process: one of its streams inflates beyond 128 MB, the limit for one stream.' });
     expect(grewMb).toBeLessThan(150);
     // A big file gets a bigger document budget, but one stream still stops at its own.
     expect(await checkPdfInflation(bomb, { maxStreamBytes: 128 * MB, maxTotalBytes: 1024 * MB })).toEqual({ ok: false, reason: 'stream_too_large' });
@@ -92,9 +92,22 @@ describe('PDF stream bombs', () => {
   it('refuses the same bytes split into many streams under the per-stream budget, by the document budget', async () => {
     const bomb = pdfWithContentStreams(Array.from({ length: 8 }, () => textContent('Hello', 50)));
     const { error, grewMb } = await pdfRefusal(bomb);
-    expect(error).toMatchObject({ code: 'too_large', message: 'The PDF is too large to process: its streams inflate beyond 64 MB.' });
-    expect(grewMb).toBeLessThan(150);
+    expect(error).toMatchObject({
+      code: 'too_large',
+      message: 'The PDF is too large to process: its streams inflate beyond 128 MB in all, the limit for this file (40 times its size, at least 128 MB and at most 1024 MB).',
+    });
+    expect(grewMb).toBeLessThan(200);
   });
+
+  // Issue 26: a 2.5 MB file's one 200 MB stream was refused "beyond 100 MB" (40 times its size), a
+  // bigger file's "beyond 128 MB" (one stream's limit): two limits for the same bomb.
+  it("names one stream's limit for one stream past it, whatever the file's size", async () => {
+    const padding = { filter: '[]', data: Buffer.alloc(2.5 * MB, 0x20) };
+    const message = 'The PDF is too large to process: one of its streams inflates beyond 128 MB, the limit for one stream.';
+    const bomb = pdfWithContentStreams([padding, textContent('Hello', 140)]);
+    expect(bomb.length).toBeGreaterThan(2.5 * MB);
+    expect((await pdfRefusal(bomb)).error).toMatchObject({ code: 'too_large', message });
+  }, 180_000);
 
   // pdf.js decodes more than Flate. Before the check read these filters, parsing took (peak RSS of
   // the process, /usr/bin/time): LZW 1.2 GB and 6.4 s, RunLength 0.5 GB, ASCII85-wrapped Flate 1.4 GB.
