@@ -48,7 +48,7 @@ async function smallFileOfAnotherOrg() {
 }
 
 it('with no other job queued, a big document is ready in its first job, without pending rows or step jobs', async () => {
-  const id = await bigDocument(21, 3 * INGEST_STEP_CHUNKS);
+  const id = await bigDocument(21, 12 * INGEST_STEP_CHUNKS);
   expect(await jobsWaiting(t.db)).toBe(false);
   expect(await runIngestion(t.deps, id)).toBe('ready');
   const doc = await statusOf(id);
@@ -61,7 +61,7 @@ it('with no other job queued, a big document is ready in its first job, without 
 }, 300_000);
 
 it("hands every chunk over when another organisation's job is already waiting, and the step job finishes it", async () => {
-  const id = await bigDocument(22, 3 * INGEST_STEP_CHUNKS);
+  const id = await bigDocument(22, 12 * INGEST_STEP_CHUNKS);
   const small = await smallFileOfAnotherOrg();
   expect(await jobsWaiting(t.db)).toBe(true);
   expect(await runIngestion(t.deps, id)).toBe('continued');
@@ -76,7 +76,7 @@ it("hands every chunk over when another organisation's job is already waiting, a
 }, 300_000);
 
 it('hands over the rest, the step embedded meanwhile included, when a job is queued between steps', async () => {
-  const id = await bigDocument(23, 3 * INGEST_STEP_CHUNKS);
+  const id = await bigDocument(23, 12 * INGEST_STEP_CHUNKS);
   let small: Promise<DocumentId> | null = null;
   // The second step is embedded while the first is stored: another organisation uploads then.
   const local = t.deps.embeddings.default;
