@@ -109,7 +109,7 @@ export async function ingestInSteps(deps: AppDeps, doc: Doc, chunks: Chunk[], me
       return keepPending(deps.db, doc, rest);
     },
   };
-  return runSteps(deps, doc, storeMeta, { done: 0, total: chunks.length }, source);
+  return runSteps(deps, doc, storeMeta, { done: 0, total: chunks.length }, source, { yieldBeforeFirst: true });
 }
 
 /** A step job (`documents__ingest_step`): steps from the pending rows until ready or another job waits. */
@@ -145,7 +145,7 @@ export async function runIngestionStep(deps: AppDeps, documentId: DocumentId): P
     // The chunks not stored are still pending rows.
     handOver: async () => true,
   };
-  return runSteps(deps, doc, storeMeta, { done: stored, total: stored + remaining }, source);
+  return runSteps(deps, doc, storeMeta, { done: stored, total: stored + remaining }, source, { yieldBeforeFirst: false });
 }
 
 /**
@@ -153,7 +153,14 @@ export async function runIngestionStep(deps: AppDeps, documentId: DocumentId): P
  * handed over and the next step queued). While the database stores step n, step n + 1 is embedded
  * here: on the embedded default the database has a thread of its own, so both cores work.
  */
-async function runSteps(deps: AppDeps, doc: Doc, meta: StoreMeta, count: { done: number; total: number }, source: StepSource): Promise<StepOutcome> {
+async function runSteps(
+  deps: AppDeps,
+  doc: Doc,
+  meta: StoreMeta,
+  count: { done: number; total: number },
+  source: StepSource,
+  opts: { yieldBeforeFirst: boolean },
+): Promise<StepOutcome> {
   const provider = deps.embeddings.default;
   const progress = new ProgressReporter(deps.db, doc.id, deps.logger);
   const prepare = async () => {
@@ -161,12 +168,15 @@ async function runSteps(deps: AppDeps, doc: Doc, meta: StoreMeta, count: { done:
     return { chunks, embedded: chunks.length > 0 ? await embedChunks(provider, chunks, meta.title, undefined, meta.identity) : [] };
   };
   let done = count.done;
+  let steps = 0;
   let current = prepare();
   try {
     for (;;) {
       const step = await current;
       if (step.chunks.length === 0) break;
-      if (await jobsWaiting(deps.db)) {
+      // A step job stores one step before it may yield: two big documents' step jobs would
+      // otherwise hand over to each other forever, neither storing anything.
+      if ((steps > 0 || opts.yieldBeforeFirst) && (await jobsWaiting(deps.db))) {
         await progress.close();
         if (!(await source.handOver(step.chunks))) return 'skipped';
         await queueStep(deps.db, doc);
@@ -177,6 +187,7 @@ async function runSteps(deps: AppDeps, doc: Doc, meta: StoreMeta, count: { done:
       current.catch(() => {});
       if (!(await source.store(step.embedded))) return 'skipped';
       done += step.chunks.length;
+      steps++;
       progress.report({ stage: 'embedding', done, total: Math.max(count.total, done), unit: 'chunks' });
     }
   } finally {
