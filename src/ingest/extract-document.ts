@@ -4,7 +4,6 @@
  * that keep its URL.
  */
 import type { Config } from '../config';
-import { crawlSite } from './crawl/crawl-site';
 import { parseDocument } from './parse-document';
 import type { DocumentType, ParsedDocument, ParseProgress } from './types';
 import { PermanentIngestError } from './errors';
@@ -35,6 +34,8 @@ export async function extractUrl(
   settings: CrawlSettings,
   opts: { config: Pick<Config, 'crawlAllowPrivate'>; signal?: AbortSignal; onProgress?: ParseProgress },
 ): Promise<ParsedDocument> {
+  // The crawler (Crawlee, cheerio) loads with the first crawl, not with the first upload's parser.
+  const { crawlSite } = await import('./crawl/crawl-site');
   const result = await crawlSite({
     url,
     maxPages: settings.max_pages,

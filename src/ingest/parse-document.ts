@@ -5,12 +5,7 @@
  */
 import { detectType } from './detect-type';
 import { PermanentIngestError } from './errors';
-import { parseDocx } from './parse-docx';
-import { parseHtml } from './parse-html';
-import { parseMarkdown } from './parse-markdown';
-import { parsePdf } from './parse-pdf';
-import { parseTxt } from './parse-txt';
-import { parseWithUnstructured, type UnstructuredOptions } from './parse-unstructured';
+import type { UnstructuredOptions } from './parse-unstructured';
 import type { DocumentType, ParsedDocument, ParseProgress } from './types';
 
 export interface ParseDocumentOptions {
@@ -36,19 +31,22 @@ export async function parseDocument(bytes: Uint8Array, options: ParseDocumentOpt
 async function parseAs(bytes: Uint8Array, options: ParseDocumentOptions): Promise<ParsedDocument> {
   const type = options.type ?? (await detectType(bytes, options.filename, { allowHtml: options.url !== undefined }));
   // Crawled pages stay local: Readability's main-content extraction is what we want for them.
+  // Each parser is imported when a document of its type first comes: a PDF no longer waits for
+  // jsdom, mammoth and the Markdown stack to load (~1.5 s of CPU on a worker's first job).
   if (options.unstructured && type !== 'html') {
+    const { parseWithUnstructured } = await import('./parse-unstructured');
     return parseWithUnstructured(bytes, options.filename, options.unstructured);
   }
   switch (type) {
     case 'pdf':
-      return parsePdf(bytes, { onProgress: options.onProgress, ocrMaxPages: options.ocrMaxPages });
+      return (await import('./parse-pdf')).parsePdf(bytes, { onProgress: options.onProgress, ocrMaxPages: options.ocrMaxPages });
     case 'docx':
-      return parseDocx(bytes);
+      return (await import('./parse-docx')).parseDocx(bytes);
     case 'md':
-      return parseMarkdown(bytes);
+      return (await import('./parse-markdown')).parseMarkdown(bytes);
     case 'txt':
-      return parseTxt(bytes);
+      return (await import('./parse-txt')).parseTxt(bytes);
     case 'html':
-      return parseHtml(bytes, options.url ?? 'about:blank');
+      return (await import('./parse-html')).parseHtml(bytes, options.url ?? 'about:blank');
   }
 }

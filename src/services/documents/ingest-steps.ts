@@ -1,15 +1,26 @@
 /**
- * A big document is ingested in bounded steps, each its own job (issue #26, fair ingestion). The
- * first job parses and chunks once and keeps the chunks pending (ingest_pending_chunks); every
- * step then embeds and stores at most INGEST_STEP_CHUNKS of them and queues the next step. A queued
- * job is picked by (priority, run_at, id), so the next step goes behind every job queued meanwhile:
- * another organisation's small file waits for one step of a big document, never for all of it,
- * even with one worker slot. Before, one 17,000-chunk document held a slot for ~20 minutes.
+ * A big document is ingested in bounded steps (issue #26, fair ingestion): every step embeds and
+ * stores at most INGEST_STEP_CHUNKS chunks, and before each step the job looks at the queue. While
+ * no other job is waiting, the job goes on with its next step itself; once another job waits, it
+ * keeps the chunks not stored yet pending (ingest_pending_chunks) and queues the next step as a
+ * job of its own, which is picked by (priority, run_at, id): another organisation's small file
+ * waits for one step of a big document, never for all of it, even with one worker slot. Before,
+ * one 17,000-chunk document held a slot for ~20 minutes.
  *
- * Each step moves its chunks from pending to `chunks` in the same transaction, so a step retried
- * after a crash repeats nothing and loses nothing. The price, as for storeChunksInSteps: while a big
- * document is (re)ingested, searches see the passages stored so far, not the old version's.
+ * Until 26 Nov every step was a job and every chunk went through the pending table even with an
+ * empty queue: on the 619-page PDF (2,461 chunks, 10 steps) that was ~3 s of CPU writing and
+ * reading the chunks back as JSON, and a job hand-off per step, for an order of work that was the
+ * same (with nothing else queued, the next step was the next job). Steps also overlap now: the next
+ * step's chunks are embedded in the job's thread while the database stores the current ones.
+ *
+ * Each step run from pending rows moves its chunks from pending to `chunks` in the same
+ * transaction, so a step retried after a crash repeats nothing and loses nothing; a first job that
+ * dies before it queued a step is retried whole (it deletes what it had stored first). The price,
+ * as for storeChunksInSteps: while a big document is (re)ingested, searches see the passages
+ * stored so far, not the old version's.
  */
+import { sql } from 'kysely';
+import type { Db } from '../../../db/connect';
 import type { AppDeps } from '../../context';
 import type { DocumentId, KbId } from '../../ids';
 import type { DocumentIdentity } from '../../ingest/document-identity';
@@ -18,7 +29,7 @@ import { enqueueOrgJob } from '../../jobs/enqueue';
 import { storableText } from '../../validation';
 import { embedChunks } from './embed-chunks';
 import { ProgressReporter } from './progress';
-import { deleteChunksInSteps, FOREIGN_KEY_VIOLATION, markReady, STORE_STEP, toChunkRows, type EmbeddedChunk } from './store-chunks';
+import { deleteChunksInSteps, FOREIGN_KEY_VIOLATION, markReady, STORE_STEP, toChunkRows, type EmbeddedChunk, type StoreMeta } from './store-chunks';
 
 /**
  * Chunks embedded and stored per step. A step with the local embedder takes a few seconds at most;
@@ -33,21 +44,45 @@ export const ingestStepJobKey = (documentId: string) => `ingest_step:${documentI
 type Doc = { id: DocumentId; kb_id: KbId; org_id: string };
 type Meta = { pages: number | null; title: string | null; identity: DocumentIdentity | null; ocrPages?: number[] };
 
-/** Keeps a big document's chunks pending and queues its first step. False when the document was deleted meanwhile. */
-export async function startSteppedIngestion(deps: AppDeps, doc: Doc, chunks: Chunk[], meta: Meta): Promise<boolean> {
+export type StepOutcome = 'continued' | 'ready' | 'skipped';
+
+/**
+ * Whether a job other than the running ones could start now: then a big document's job ends after
+ * its current step and queues the next one behind it. A job of a queue another worker holds counts
+ * too: yielding for nothing costs one step's hand-off, never fairness.
+ */
+export async function jobsWaiting(db: Db): Promise<boolean> {
+  const { rows } = await sql<{ waiting: boolean }>`select exists (
+      select 1 from graphile_worker._private_jobs
+      where locked_at is null and run_at <= now() and attempts < max_attempts
+    ) as waiting`.execute(db);
+  return rows[0]?.waiting === true;
+}
+
+/** Where a run of steps takes its chunks from, and how it stores them and hands the rest over. */
+type StepSource = {
+  /** The next chunks in position order, at most INGEST_STEP_CHUNKS; none when all are taken. */
+  take(): Promise<Chunk[]>;
+  /** Stores embedded chunks; false when the document was deleted meanwhile. */
+  store(chunks: EmbeddedChunk[]): Promise<boolean>;
+  /** Keeps `unstored` (and whatever take() has not returned yet) for the next step's job. */
+  handOver(unstored: Chunk[]): Promise<boolean>;
+};
+
+/**
+ * The first job's part for a big document (more than INGEST_STEP_CHUNKS chunks): replaces the old
+ * version's chunks, records what every step needs (title, identity), then runs steps from `chunks`
+ * in memory until the document is ready or another job is waiting.
+ */
+export async function ingestInSteps(deps: AppDeps, doc: Doc, chunks: Chunk[], meta: Meta): Promise<StepOutcome> {
   const embedded = deps.config.database.kind === 'embedded';
   // The old version's chunks go first; on the embedded database in short statements (store-chunks.ts).
   if (embedded) await deleteChunksInSteps(deps.db, doc.id);
-  return deps.db.transaction().execute(async (trx) => {
-    const alive = await trx.selectFrom('documents').select('id').where('id', '=', doc.id).forUpdate().executeTakeFirst();
-    if (!alive) return false;
+  const alive = await deps.db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom('documents').select('id').where('id', '=', doc.id).forUpdate().executeTakeFirst();
+    if (!row) return false;
     if (!embedded) await trx.deleteFrom('chunks').where('document_id', '=', doc.id).execute();
     await trx.deleteFrom('ingest_pending_chunks').where('document_id', '=', doc.id).execute();
-    for (let i = 0; i < chunks.length; i += PENDING_BATCH) {
-      const rows = chunks.slice(i, i + PENDING_BATCH).map((c) => ({ document_id: doc.id, position: c.position, chunk: JSON.stringify(c) }));
-      await trx.insertInto('ingest_pending_chunks').values(rows).execute();
-    }
-    // What every step needs to index its chunks like the one-job path does: the title and identity.
     await trx
       .updateTable('documents')
       .set({
@@ -59,18 +94,25 @@ export async function startSteppedIngestion(deps: AppDeps, doc: Doc, chunks: Chu
       })
       .where('id', '=', doc.id)
       .execute();
-    await queueStep(trx, doc);
     return true;
   });
+  if (!alive) return 'skipped';
+  const provider = deps.embeddings.default;
+  const storeMeta: StoreMeta = { ...meta, dimensions: provider.dimensions, model: provider.id };
+  let next = 0;
+  const source: StepSource = {
+    take: async () => chunks.slice(next, (next += INGEST_STEP_CHUNKS)),
+    store: (part) => insertChunks(deps, doc, part, storeMeta),
+    handOver: async (unstored) => {
+      const rest = [...unstored, ...chunks.slice(next)];
+      next = chunks.length;
+      return keepPending(deps.db, doc, rest);
+    },
+  };
+  return runSteps(deps, doc, storeMeta, { done: 0, total: chunks.length }, source, { yieldBeforeFirst: true });
 }
 
-function queueStep(db: AppDeps['db'], doc: Doc) {
-  return enqueueOrgJob(db, 'documents__ingest_step', { document_id: doc.id }, { jobKey: ingestStepJobKey(doc.id), orgId: doc.org_id, documentId: doc.id });
-}
-
-export type StepOutcome = 'continued' | 'ready' | 'skipped';
-
-/** One step: embeds and stores the next INGEST_STEP_CHUNKS pending chunks; the last marks the document ready. */
+/** A step job (`documents__ingest_step`): steps from the pending rows until ready or another job waits. */
 export async function runIngestionStep(deps: AppDeps, documentId: DocumentId): Promise<StepOutcome> {
   const doc = await deps.db
     .selectFrom('documents')
@@ -82,44 +124,132 @@ export async function runIngestionStep(deps: AppDeps, documentId: DocumentId): P
     await deps.db.deleteFrom('ingest_pending_chunks').where('document_id', '=', documentId).execute();
     return 'skipped';
   }
-  const pending = await deps.db
-    .selectFrom('ingest_pending_chunks')
-    .select(['position', 'chunk'])
-    .where('document_id', '=', doc.id)
-    .orderBy('position')
-    .limit(INGEST_STEP_CHUNKS)
-    .execute();
   const provider = deps.embeddings.default;
-  const meta = { pages: doc.pages, dimensions: provider.dimensions, model: provider.id, title: doc.title, identity: doc.identity, ocrPages: doc.ocr_pages };
-  if (pending.length > 0) {
-    const chunks = pending.map((p) => (typeof p.chunk === 'string' ? (JSON.parse(p.chunk) as Chunk) : p.chunk));
-    const embedded = await embedChunks(provider, chunks, doc.title, undefined, doc.identity);
-    if (!(await movePending(deps, doc, embedded, meta))) return 'skipped';
-  }
-  const { remaining } = await deps.db
-    .selectFrom('ingest_pending_chunks')
-    .select((eb) => eb.fn.countAll<string>().as('remaining'))
-    .where('document_id', '=', doc.id)
-    .executeTakeFirstOrThrow();
-  const stored = await deps.db
-    .selectFrom('chunks')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .where('document_id', '=', doc.id)
-    .executeTakeFirstOrThrow();
-  if (Number(remaining) > 0) {
-    const progress = new ProgressReporter(deps.db, doc.id, deps.logger);
-    progress.report({ stage: 'embedding', done: Number(stored.n), total: Number(stored.n) + Number(remaining), unit: 'chunks' });
+  const storeMeta: StoreMeta = { pages: doc.pages, dimensions: provider.dimensions, model: provider.id, title: doc.title, identity: doc.identity, ocrPages: doc.ocr_pages };
+  const [stored, remaining] = await Promise.all([countRows(deps.db, 'chunks', doc.id), countRows(deps.db, 'ingest_pending_chunks', doc.id)]);
+  let after = -1;
+  const source: StepSource = {
+    take: async () => {
+      const rows = await deps.db
+        .selectFrom('ingest_pending_chunks')
+        .select(['position', 'chunk'])
+        .where('document_id', '=', doc.id)
+        .where('position', '>', after)
+        .orderBy('position')
+        .limit(INGEST_STEP_CHUNKS)
+        .execute();
+      if (rows.length > 0) after = rows[rows.length - 1]!.position;
+      return rows.map((p) => (typeof p.chunk === 'string' ? (JSON.parse(p.chunk) as Chunk) : p.chunk));
+    },
+    store: (part) => movePending(deps, doc, part, storeMeta),
+    // The chunks not stored are still pending rows.
+    handOver: async () => true,
+  };
+  return runSteps(deps, doc, storeMeta, { done: stored, total: stored + remaining }, source, { yieldBeforeFirst: false });
+}
+
+/**
+ * Steps until the source is empty (the document is marked ready) or another job waits (the rest is
+ * handed over and the next step queued). While the database stores step n, step n + 1 is embedded
+ * here: on the embedded default the database has a thread of its own, so both cores work.
+ */
+async function runSteps(
+  deps: AppDeps,
+  doc: Doc,
+  meta: StoreMeta,
+  count: { done: number; total: number },
+  source: StepSource,
+  opts: { yieldBeforeFirst: boolean },
+): Promise<StepOutcome> {
+  const provider = deps.embeddings.default;
+  const progress = new ProgressReporter(deps.db, doc.id, deps.logger);
+  const prepare = async () => {
+    const chunks = await source.take();
+    return { chunks, embedded: chunks.length > 0 ? await embedChunks(provider, chunks, meta.title, undefined, meta.identity) : [] };
+  };
+  let done = count.done;
+  let steps = 0;
+  let current = prepare();
+  try {
+    for (;;) {
+      const step = await current;
+      if (step.chunks.length === 0) break;
+      // A step job stores one step before it may yield: two big documents' step jobs would
+      // otherwise hand over to each other forever, neither storing anything.
+      if ((steps > 0 || opts.yieldBeforeFirst) && (await jobsWaiting(deps.db))) {
+        await progress.close();
+        if (!(await source.handOver(step.chunks))) return 'skipped';
+        await queueStep(deps.db, doc);
+        return 'continued';
+      }
+      current = prepare();
+      // Awaited at the top of the next turn; a failure there must not surface meanwhile as unhandled.
+      current.catch(() => {});
+      if (!(await source.store(step.embedded))) return 'skipped';
+      done += step.chunks.length;
+      steps++;
+      progress.report({ stage: 'embedding', done, total: Math.max(count.total, done), unit: 'chunks' });
+    }
+  } finally {
     await progress.close();
-    await queueStep(deps.db, doc);
-    return 'continued';
   }
+  const stored = await countRows(deps.db, 'chunks', doc.id);
   return deps.db.transaction().execute(async (trx) => {
     const alive = await trx.selectFrom('documents').select('status').where('id', '=', doc.id).forUpdate().executeTakeFirst();
     if (alive?.status !== 'processing') return 'skipped';
-    await markReady(trx, doc.id, Number(stored.n), meta);
-    deps.logger.info({ documentId: doc.id, chunks: Number(stored.n) }, 'document ready');
+    await markReady(trx, doc.id, stored, meta);
+    deps.logger.info({ documentId: doc.id, chunks: stored }, 'document ready');
     return 'ready';
   });
+}
+
+function queueStep(db: Db, doc: Doc) {
+  return enqueueOrgJob(db, 'documents__ingest_step', { document_id: doc.id }, { jobKey: ingestStepJobKey(doc.id), orgId: doc.org_id, documentId: doc.id });
+}
+
+async function countRows(db: Db, table: 'chunks' | 'ingest_pending_chunks', documentId: DocumentId): Promise<number> {
+  const { n } = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('document_id', '=', documentId)
+    .executeTakeFirstOrThrow();
+  return Number(n);
+}
+
+/** Keeps chunks for the next step's job. False when the document was deleted meanwhile. */
+async function keepPending(db: Db, doc: Doc, chunks: Chunk[]): Promise<boolean> {
+  try {
+    await db.transaction().execute(async (trx) => {
+      for (let i = 0; i < chunks.length; i += PENDING_BATCH) {
+        const rows = chunks.slice(i, i + PENDING_BATCH).map((c) => ({ document_id: doc.id, position: c.position, chunk: JSON.stringify(c) }));
+        await trx.insertInto('ingest_pending_chunks').values(rows).execute();
+      }
+    });
+    return true;
+  } catch (err) {
+    if ((err as { code?: string }).code === FOREIGN_KEY_VIOLATION) return false;
+    throw err;
+  }
+}
+
+/**
+ * Stores a first job's step: on the embedded database STORE_STEP rows a statement (each holds the
+ * one session), on PostgreSQL in one transaction. A retry of the job deletes them first.
+ */
+async function insertChunks(deps: AppDeps, doc: Doc, chunks: EmbeddedChunk[], meta: StoreMeta): Promise<boolean> {
+  try {
+    if (deps.config.database.kind === 'embedded') {
+      for (let i = 0; i < chunks.length; i += STORE_STEP) {
+        await deps.db.insertInto('chunks').values(toChunkRows(doc, chunks.slice(i, i + STORE_STEP), meta)).execute();
+      }
+    } else {
+      await deps.db.insertInto('chunks').values(toChunkRows(doc, chunks, meta)).execute();
+    }
+    return true;
+  } catch (err) {
+    if ((err as { code?: string }).code === FOREIGN_KEY_VIOLATION) return false;
+    throw err;
+  }
 }
 
 /**
@@ -127,7 +257,7 @@ export async function runIngestionStep(deps: AppDeps, documentId: DocumentId): P
  * one transaction (a retry never duplicates). On the embedded database a transaction holds the one
  * session, so there it is STORE_STEP rows at a time. False when the document was deleted meanwhile.
  */
-async function movePending(deps: AppDeps, doc: Doc, chunks: EmbeddedChunk[], meta: Parameters<typeof toChunkRows>[2]): Promise<boolean> {
+async function movePending(deps: AppDeps, doc: Doc, chunks: EmbeddedChunk[], meta: StoreMeta): Promise<boolean> {
   const size = deps.config.database.kind === 'embedded' ? STORE_STEP : chunks.length;
   try {
     for (let i = 0; i < chunks.length; i += size) {

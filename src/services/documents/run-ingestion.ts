@@ -17,7 +17,7 @@ import { MAX_CHUNKS_PER_DOCUMENT, planLimits } from '../plans';
 import type { DocumentType, ParsedDocument } from '../../ingest/types';
 import { crawlDocument } from './crawl-document';
 import { embedChunks } from './embed-chunks';
-import { INGEST_STEP_CHUNKS, runIngestionStep, startSteppedIngestion } from './ingest-steps';
+import { INGEST_STEP_CHUNKS, ingestInSteps, runIngestionStep } from './ingest-steps';
 import { ProgressReporter } from './progress';
 import { markDocumentFailed, storeChunks } from './store-chunks';
 
@@ -76,10 +76,8 @@ export async function runIngestion(
     const identity = documentIdentity(parsed, doc);
     if (chunks.length > INGEST_STEP_CHUNKS) {
       await progress.close();
-      const queued = await startSteppedIngestion(deps, doc, chunks, { pages: parsed.pages ?? null, title, identity, ocrPages: parsed.ocrPages });
-      if (!queued) return 'skipped';
-      log.info({ chunks: chunks.length, steps: Math.ceil(chunks.length / INGEST_STEP_CHUNKS) }, 'document chunked; embedding in steps');
-      return 'continued';
+      log.info({ chunks: chunks.length, steps: Math.ceil(chunks.length / INGEST_STEP_CHUNKS), ms: Math.round(performance.now() - started) }, 'document chunked; embedding in steps');
+      return ingestInSteps(deps, doc, chunks, { pages: parsed.pages ?? null, title, identity, ocrPages: parsed.ocrPages });
     }
     const embedded = await embedChunks(provider, chunks, title, onProgress, identity);
     await progress.close();

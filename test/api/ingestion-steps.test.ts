@@ -1,0 +1,102 @@
+/**
+ * A big document's steps (src/services/documents/ingest-steps.ts): its first job goes on from step
+ * to step while no other job waits, so with an empty queue it is ready in that one job and no chunk
+ * goes through the pending table; once a job waits, the chunks not stored yet (including a step
+ * already embedded but not stored) are handed over to a step job queued behind it. Either way every
+ * chunk is stored exactly once.
+ */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { EmbeddingProvider } from '../../src/ai/embeddings/types';
+import type { DocumentId } from '../../src/ids';
+import { INGEST_STEP_CHUNKS, jobsWaiting } from '../../src/services/documents/ingest-steps';
+import { runIngestion } from '../../src/services/documents/run-ingestion';
+import { orgWithKb, seededProse } from '../helpers/ingestion-load';
+import { runQueuedJobs } from '../helpers/jobs';
+import { createTestApp, type TestApp } from '../helpers/test-app';
+import { uploadFile } from '../helpers/upload';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const count = async (table: 'chunks' | 'ingest_pending_chunks', doc: DocumentId) =>
+  Number((await t.db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n')).where('document_id', '=', doc).executeTakeFirstOrThrow()).n);
+const distinctPositions = async (doc: DocumentId) =>
+  Number((await sql<{ n: string }>`select count(distinct position) as n from chunks where document_id = ${doc}`.execute(t.db)).rows[0]!.n);
+const statusOf = (id: DocumentId) => t.db.selectFrom('documents').select(['status', 'chunk_count', 'stage', 'error']).where('id', '=', id).executeTakeFirstOrThrow();
+
+/** Uploads a big text file and takes its queued job out, so the test runs the job itself. */
+async function bigDocument(seed: number, paragraphs: number) {
+  const a = await orgWithKb(t);
+  const up = await uploadFile(t.app, a.key, a.kbId, { name: `big-${seed}.txt`, bytes: seededProse(seed, paragraphs), type: 'text/plain' });
+  expect(up.status).toBe(202);
+  const id = up.body.document.id as DocumentId;
+  await sql`delete from graphile_worker._private_jobs where payload->>'document_id' = ${id}`.execute(t.db);
+  return id;
+}
+
+async function smallFileOfAnotherOrg() {
+  const b = await orgWithKb(t);
+  const up = await uploadFile(t.app, b.key, b.kbId, { name: 'small.md', bytes: '# Depot\n\nThe depot opens at 6 am.', type: 'text/markdown' });
+  expect(up.status).toBe(202);
+  return up.body.document.id as DocumentId;
+}
+
+it('with no other job queued, a big document is ready in its first job, without pending rows or step jobs', async () => {
+  const id = await bigDocument(21, 12 * INGEST_STEP_CHUNKS);
+  expect(await jobsWaiting(t.db)).toBe(false);
+  expect(await runIngestion(t.deps, id)).toBe('ready');
+  const doc = await statusOf(id);
+  expect(doc).toMatchObject({ status: 'ready', stage: null, error: null });
+  expect(doc.chunk_count).toBeGreaterThan(2 * INGEST_STEP_CHUNKS);
+  expect(await count('chunks', id)).toBe(doc.chunk_count);
+  expect(await distinctPositions(id)).toBe(doc.chunk_count);
+  expect(await count('ingest_pending_chunks', id)).toBe(0);
+  expect(await jobsWaiting(t.db)).toBe(false);
+}, 300_000);
+
+it("hands every chunk over when another organisation's job is already waiting, and the step job finishes it", async () => {
+  const id = await bigDocument(22, 12 * INGEST_STEP_CHUNKS);
+  const small = await smallFileOfAnotherOrg();
+  expect(await jobsWaiting(t.db)).toBe(true);
+  expect(await runIngestion(t.deps, id)).toBe('continued');
+  expect(await count('chunks', id)).toBe(0);
+  const pending = await count('ingest_pending_chunks', id);
+  expect(pending).toBeGreaterThan(2 * INGEST_STEP_CHUNKS);
+  await runQueuedJobs(t);
+  expect((await statusOf(small)).status).toBe('ready');
+  expect(await statusOf(id)).toMatchObject({ status: 'ready', chunk_count: pending });
+  expect(await distinctPositions(id)).toBe(pending);
+  expect(await count('ingest_pending_chunks', id)).toBe(0);
+}, 300_000);
+
+it('hands over the rest, the step embedded meanwhile included, when a job is queued between steps', async () => {
+  const id = await bigDocument(23, 12 * INGEST_STEP_CHUNKS);
+  let small: Promise<DocumentId> | null = null;
+  // The second step is embedded while the first is stored: another organisation uploads then.
+  const local = t.deps.embeddings.default;
+  let calls = 0;
+  const provider: EmbeddingProvider = {
+    ...local,
+    embedDocuments: async (texts) => {
+      if (++calls === 2) await (small = smallFileOfAnotherOrg());
+      return local.embedDocuments(texts);
+    },
+  };
+  const deps = { ...t.deps, embeddings: { ...t.deps.embeddings, default: provider } };
+  expect(await runIngestion(deps, id)).toBe('continued');
+  expect(small).not.toBeNull();
+  expect(await count('chunks', id)).toBe(INGEST_STEP_CHUNKS);
+  const pending = await count('ingest_pending_chunks', id);
+  expect(pending).toBeGreaterThan(INGEST_STEP_CHUNKS);
+  await runQueuedJobs(t);
+  expect((await statusOf(await small!)).status).toBe('ready');
+  expect(await statusOf(id)).toMatchObject({ status: 'ready', chunk_count: INGEST_STEP_CHUNKS + pending });
+  expect(await distinctPositions(id)).toBe(INGEST_STEP_CHUNKS + pending);
+  expect(await count('ingest_pending_chunks', id)).toBe(0);
+}, 300_000);
