@@ -120,7 +120,8 @@ function removeIfUnchanged(file: string, seen: LockInfo | null): void {
   fs.rmSync(file, { force: true });
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid exists (also used by src/http/server-address.ts). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

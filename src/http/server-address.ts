@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { isAlive } from '../../db/embedded/data-dir-lock';
 
 export const SERVER_ADDRESS_FILE = 'groundwork.http.json';
 
@@ -38,14 +39,5 @@ function read(dataDir: string): Recorded | null {
     return typeof parsed.pid === 'number' && typeof parsed.url === 'string' ? { pid: parsed.pid, url: parsed.url } : null;
   } catch {
     return null;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
