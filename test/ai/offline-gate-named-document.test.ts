@@ -67,31 +67,3 @@ describe('the offline answerer on a request of several sentences', () => {
   });
 });
 
-
-describe('the answerer on a question naming a document', () => {
-  // The filing's passages hold the question's words between them, each sentence only a few: the
-  // name and period are said by the source line, not by the sentences (answerer.ts namedDocumentMinCoverage).
-  const CONTOSO = 'contoso-10k-2018.pdf, “Contoso Freight plc · Form 10-K · fiscal year ended December 31, 2018”';
-  const FABRIKAM = 'fabrikam-10k-2018.pdf, “Fabrikam Logistics Inc · Form 10-K · fiscal year ended December 31, 2018”';
-  const filing = [
-    { marker: 1, text: 'From time to time we are a party to legal claims arising in the ordinary course of business.', source: `${CONTOSO}, page 31` },
-    { marker: 2, text: 'None of the ongoing matters is expected to be material to our results of operations.', source: `${CONTOSO}, page 32` },
-    { marker: 3, text: 'We reported growth of freight volumes in every region.', source: `${CONTOSO}, page 12` },
-    { marker: 4, text: 'The important accounting estimates are described in the notes.', source: `${CONTOSO}, page 40` },
-    { marker: 5, text: 'Fabrikam warehouses serve retailers across Europe.', source: `${FABRIKAM}, page 4` },
-  ];
-  const named = 'Has Contoso reported any materially important ongoing legal battles, lawsuits, arbitrations, injunctions or disputes in FY2018?';
-
-  it("answers from the named document's best sentence, though it holds less of the question than an unnamed question needs", () => {
-    expect(namedDocumentCoverage(named, filing).coverage).toBeGreaterThanOrEqual(MIN_NAMED_DOCUMENT_COVERAGE);
-    const a = answerFromPassages(named, filing);
-    expect(a.refused).toBe(false);
-    expect(a.markers).toEqual([2]);
-    // The same sentence is not enough without the name: the general minimum refuses it.
-    expect(answerFromPassages(named, filing, { namedDocumentMinCoverage: 0.22 }).refused).toBe(true);
-  });
-
-  it('still refuses the question when it names no document', () => {
-    expect(answerFromPassages(named.replace('Contoso', 'the company'), filing).refused).toBe(true);
-  });
-});

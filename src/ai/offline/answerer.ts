@@ -20,10 +20,8 @@
  */
 import { NOT_FOUND_ANSWER, type AnswerPassage } from '../prompts';
 import { alreadySaidPenalty } from './already-said';
-import { MIN_NAMED_DOCUMENT_COVERAGE, askingPart, documentAbout, namedDocumentCoverage } from './support';
+import { askingPart } from './support';
 import { figureAdjustment, holdsFigure, pickFigureSentence } from './figures';
-import { findPeriods } from './periods';
-import { isPeriodHeader, isTableRow, labelRow, splitTableLines } from './table-rows';
 import { MONTHS, WEEKDAYS, STOPWORDS, isNumberWord, questionContent, splitSentences, tokenize, type Token } from './text';
 
 export type QuestionType = 'date' | 'duration' | 'number' | 'person' | 'place' | 'reason' | 'other';
@@ -31,8 +29,6 @@ export type QuestionType = 'date' | 'duration' | 'number' | 'person' | 'place' |
 export interface AnswerOptions {
   /** Minimum share of the question's IDF mass a sentence must cover; below it the answer is a refusal. */
   minCoverage?: number;
-  /** The same for a sentence of the document the question names (support.ts namedDocumentCoverage). */
-  namedDocumentMinCoverage?: number;
   /** A further sentence is added only if it scores at least this fraction of the best one. */
   secondSentenceRatio?: number;
   maxSentences?: number;
@@ -59,8 +55,6 @@ export interface ScoredSentence {
   typeHit: boolean;
   /** From a passage whose document lacks a period or name the question gives (and another has it). */
   offTarget: boolean;
-  /** For a table row: the header line of its table naming the columns' periods, if the passage has one above it. */
-  header?: string;
 }
 
 export interface OfflineAnswer {
@@ -75,8 +69,6 @@ export interface OfflineAnswer {
 
 const DEFAULTS: Required<Omit<AnswerOptions, 'previousAnswers'>> = {
   minCoverage: 0.22,
-  // FinanceBench tuning half: 0.08-0.18 answer the same questions (docs/answers.md, 26 Nov 15:00); the middle of that range.
-  namedDocumentMinCoverage: 0.15,
   secondSentenceRatio: 0.8,
   maxSentences: 3,
   maxWords: 90,
@@ -165,7 +157,6 @@ const CONNECTIVES =
 // This hypothesis is called the Cobham–Edmonds thesis."). Measured on the SQuAD sample of 500:
 // 0.35 (as for any sentence) 357, 0.5 358, 0.7 360, 0.8-0.9 361, 1.0 360 (docs/answers.md).
 const PREVIOUS_CARRY = 0.35;
-const ROW_PERIOD_BONUS = 0.1;
 const ANAPHORIC_CARRY = 0.8;
 const ANAPHORIC_START = /^(?:this|these|that|those|it|its|he|his|she|her|they|their|such)$/;
 
@@ -175,10 +166,6 @@ interface SentenceInfo {
   text: string;
   tokens: Token[];
   stems: Set<string>;
-  /** A table row's column header line (table-rows.ts). */
-  header?: string;
-  headerStems?: Set<string>;
-  row: boolean;
 }
 
 /** Whether the sentence holds something of the asked-for kind that the question doesn't already mention. */
@@ -298,24 +285,13 @@ export function answerFromPassages(request: string, passages: AnswerPassage[], o
   const sentences: SentenceInfo[] = [];
   const byPassage: SentenceInfo[][] = passages.map((p, passageIndex) => {
     const list: SentenceInfo[] = [];
-    // A table's rows are units of their own, each knowing the header line above it (table-rows.ts).
-    let header: { text: string; stems: Set<string> } | undefined;
     for (const sent of splitSentences(p.text)) {
-      for (const unit of splitTableLines(sent.text)) {
-        if (isPeriodHeader(unit)) {
-          // A column header ("Years ended December 31, 2022 2021 2020") labels the rows below; it answers nothing itself.
-          header = { text: unit, stems: new Set(tokenize(unit).map((t) => t.stem)) };
-          if (unit !== sent.text) continue;
-        }
-        const row = isTableRow(unit);
-        for (const text of row ? [unit] : splitLongSentence(unit)) {
-          const tokens = tokenize(text);
-          if (tokens.length === 0) continue;
-          const info: SentenceInfo = { passageIndex, sentenceIndex: list.length, text, tokens, stems: new Set(tokens.map((t) => t.stem)), row };
-          if (row && header) Object.assign(info, { header: header.text, headerStems: header.stems });
-          list.push(info);
-          sentences.push(info);
-        }
+      for (const text of splitLongSentence(sent.text)) {
+        const tokens = tokenize(text);
+        if (tokens.length === 0) continue;
+        const info = { passageIndex, sentenceIndex: list.length, text, tokens, stems: new Set(tokens.map((t) => t.stem)) };
+        list.push(info);
+        sentences.push(info);
       }
     }
     return list;
@@ -382,15 +358,6 @@ export function answerFromPassages(request: string, passages: AnswerPassage[], o
   const leadDocument = passages[0]!.document;
   const repeated = alreadySaidPenalty(question, opts.previousAnswers ?? []);
   const figure = figureAdjustment(question);
-  // A table row under a header naming the question's period holds its figure for that period; one
-  // whose header names only other periods holds other columns' figures.
-  const askedYears = new Set(findPeriods(question, { lenient: true }).map((p) => p.year).filter((y) => y !== null));
-  const rowPeriodFit = (s: SentenceInfo): number => {
-    if (!s.row || askedYears.size === 0) return 0;
-    const years = findPeriods(`${s.header ?? ''} ${s.text}`, { lenient: true }).map((p) => p.year);
-    if (years.length === 0) return 0;
-    return years.some((y) => y !== null && askedYears.has(y)) ? ROW_PERIOD_BONUS : -ROW_PERIOD_BONUS;
-  };
   const ranked: ScoredSentence[] = sentences.map((s) => {
     const list = byPassage[s.passageIndex]!;
     const prev = list[s.sentenceIndex - 1];
@@ -411,11 +378,6 @@ export function answerFromPassages(request: string, passages: AnswerPassage[], o
           if (t.stem === term) ps.push(i);
         });
         matchedPositions.push(ps);
-      } else if (s.headerStems?.has(term)) {
-        // A row's column header names what its numbers are ("Rate", "2021"): as said in the row.
-        context += 0.5 * w;
-        carried += w;
-        if (focus.has(term)) focusHit = true;
       } else if (prev?.stems.has(term)) {
         context += carry * w;
         carried += carry * w;
@@ -468,8 +430,7 @@ export function answerFromPassages(request: string, passages: AnswerPassage[], o
       (novel === 0 ? 0.2 : 0) -
       (focusHit ? 0 : 0.25) -
       repeated(s.text) +
-      figure(s.text) +
-      rowPeriodFit(s);
+      figure(s.text);
     return {
       passageIndex: s.passageIndex,
       marker: passages[s.passageIndex]!.marker,
@@ -482,25 +443,16 @@ export function answerFromPassages(request: string, passages: AnswerPassage[], o
       focusHit,
       typeHit,
       offTarget,
-      ...(s.header ? { header: s.header } : {}),
     };
   });
   ranked.sort((a, b) => b.score - a.score || a.passageIndex - b.passageIndex || a.sentenceIndex - b.sentenceIndex);
 
   // The best sentence that says something about the question's focus, not merely its topic.
   // A figure question is answered by a sentence or table row with a number for its measure, when one qualifies.
-  // A question naming a retrieved document whose passages hold enough of the rest of it (the gate's
-  // namedDocumentCoverage: "Acme's FY2018 capital expenditure" over Acme's filing) is asked of that
-  // document: the name and period are said by its source line, not by each sentence, so a sentence
-  // of it needs less of the question's words itself.
-  const asked = namedDocumentCoverage(question, passages);
-  const namedDocument = asked.coverage >= MIN_NAMED_DOCUMENT_COVERAGE ? asked.document : null;
-  const minCoverage = (r: ScoredSentence) =>
-    namedDocument !== null && documentAbout(passages[r.passageIndex]!.source) === namedDocument ? Math.min(opts.minCoverage, opts.namedDocumentMinCoverage) : opts.minCoverage;
   const best =
-    pickFigureSentence(question, ranked, (r) => r.focusHit && !r.offTarget && r.coverage >= minCoverage(r)) ?? ranked.find((r) => r.focusHit) ?? ranked[0]!;
+    pickFigureSentence(question, ranked, (r) => r.focusHit && !r.offTarget && r.coverage >= opts.minCoverage) ?? ranked.find((r) => r.focusHit) ?? ranked[0]!;
   const bestHoldsFigure = best.text !== '' && holdsFigure(best.text);
-  if (best.coverage < minCoverage(best) || !best.focusHit) return refusal(ranked);
+  if (best.coverage < opts.minCoverage || !best.focusHit) return refusal(ranked);
 
   const chosen: ScoredSentence[] = [best];
   let words = best.text.split(/\s+/).length;
@@ -534,8 +486,7 @@ export function answerFromPassages(request: string, passages: AnswerPassage[], o
   chosen.sort(
     (a, b) => groupRank.get(a.passageIndex)! - groupRank.get(b.passageIndex)! || a.sentenceIndex - b.sentenceIndex,
   );
-  // A table row is quoted with its column header, so each number says which period it is.
-  const text = chosen.map((c, i) => decorate(labelRow(c.text, c.header), c.marker, i === 0)).join(' ');
+  const text = chosen.map((c, i) => decorate(c.text, c.marker, i === 0)).join(' ');
   const markers = [...new Set(chosen.map((c) => c.marker))];
   return { text, markers, refused: false, questionType, ranked };
 }

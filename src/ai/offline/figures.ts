@@ -24,14 +24,9 @@ export function isFigureQuestion(question: string): boolean {
   return MEASURE.test(question) && !NOT_A_FIGURE_QUESTION.test(question);
 }
 
-// A numbered name is a reference, not a figure: "See Note 12", "Item 8", "Exhibit 31", "Section 901".
-// A capitalised word after another word, then a small bare integer, and nothing numeric after it
-// (a sentence's first word is capitalised anyway: "Over 61 per cent of students" gives a figure).
-const REFERENCE = /(?<=\p{L}[\s,]+)\b\p{Lu}[\p{L}]*\.?\s+\d{1,3}(?:\([a-z]\))?(?![\d,%\p{L}]|\.\d)/gu;
-
-/** Whether a sentence gives a number beyond the periods it names and the numbered names it cites. */
+/** Whether a sentence gives a number beyond the periods it names. */
 export function holdsFigure(sentence: string): boolean {
-  return NUMBER.test(withoutPeriods(sentence, findPeriods(sentence, { lenient: true })).replace(REFERENCE, ' '));
+  return NUMBER.test(withoutPeriods(sentence, findPeriods(sentence, { lenient: true })));
 }
 
 /** Score adjustment per sentence: for a figure question, a bonus with a figure and a penalty without. */
@@ -50,9 +45,8 @@ function measureWords(question: string): string[] {
  * figure: it names the question's measure and holds a number. Undefined when the question is not
  * one, or no sentence qualifies (the answerer then keeps its usual choice).
  */
-export function pickFigureSentence<S extends { text: string; header?: string }>(question: string, ranked: S[], qualifies: (s: S) => boolean): S | undefined {
+export function pickFigureSentence<S extends { text: string }>(question: string, ranked: S[], qualifies: (s: S) => boolean): S | undefined {
   if (!isFigureQuestion(question)) return undefined;
   const measures = measureWords(question);
-  // A table row's measure may stand in its column header ("Rate" over a tax reconciliation).
-  return ranked.find((s) => qualifies(s) && holdsFigure(s.text) && measures.every((m) => `${s.header ?? ''} ${s.text}`.toLowerCase().includes(m)));
+  return ranked.find((s) => qualifies(s) && holdsFigure(s.text) && measures.every((m) => s.text.toLowerCase().includes(m)));
 }

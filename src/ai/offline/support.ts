@@ -157,7 +157,7 @@ export function namedDocumentCoverage(question: string, passages: SupportPassage
   const weight = new Map(terms.map((term) => [term, Math.log(1 + (n - sentenceStems.filter((s) => s.has(term)).length + 0.5) / (sentenceStems.filter((s) => s.has(term)).length + 0.5))]));
   const documents = new Map<string, { about: Set<string>; stems: Set<string> }>();
   for (const p of passages) {
-    const about = documentAbout(p.source);
+    const about = sourceDocument((p.source ?? '').replace(/\s+/g, ' ').trim()).replace(/\.(?:pdf|docx?|md|txt|html?)\b/gi, ' ');
     const doc = documents.get(about) ?? { about: new Set(tokenize(about).filter((t) => !t.stop).map((t) => t.stem)), stems: new Set<string>() };
     for (const t of tokenize(p.text)) doc.stems.add(t.stem);
     documents.set(about, doc);
@@ -171,11 +171,6 @@ export function namedDocumentCoverage(question: string, passages: SupportPassage
     if (coverage > best.coverage) best = { coverage, document: about };
   }
   return best;
-}
-
-/** What a passage's source line says its document is (file name, title, identity), as namedDocumentCoverage names documents. */
-export function documentAbout(source: string | undefined): string {
-  return sourceDocument((source ?? '').replace(/\s+/g, ' ').trim()).replace(/\.(?:pdf|docx?|md|txt|html?)\b/gi, ' ');
 }
 
 export function passagesCoverQuestion(question: string, passages: SupportPassage[], lexicalCeiling = 0): boolean {
