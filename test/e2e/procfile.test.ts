@@ -235,7 +235,7 @@ async function expectExactlyOnce(ids: string[]) {
   expect(await query("select d.id from documents d where d.status = 'ready' and d.chunk_count is distinct from (select count(*) from chunks c where c.document_id = d.id)")).toEqual([]);
   const lines = procs.flatMap((p) => p.out.split('\n'));
   const completions = lines.filter((l) => /Completed task \d+ /.test(l));
-  const jobId = (line: string) => /Completed task (\d+) /.exec(line)![1];
+  const jobId = (line: string) => /Completed task (\d+) /.exec(line)![1]!;
   // graphile-worker logs "Completed" before it commits the completion; when the database goes away
   // in between, the worker dies ("Failed to release job 'N' after success"), its lock is freed and
   // the job runs again (at least once, by design; the checks above prove the re-run changed
@@ -377,7 +377,7 @@ it('deploys the Procfile with 2 web and 2 worker processes, and survives a kille
   expect(await query('select document_id, position from chunks group by 1, 2 having count(*) > 1')).toEqual([]);
   expect(await query('select d.id from documents d where d.chunk_count is distinct from (select count(*) from chunks c where c.document_id = d.id) and d.status = $1', ['ready'])).toEqual([]);
   const completions = procs.flatMap((p) => p.out.split('\n').filter((l) => /Completed task \d+ /.test(l)).map((l) => `${p.name}: ${l}`));
-  const jobId = (line: string) => /Completed task (\d+) /.exec(line)![1];
+  const jobId = (line: string) => /Completed task (\d+) /.exec(line)![1]!;
   expect(completions.length).toBeGreaterThanOrEqual(ids.length + 1);
   expect(completions.filter((l, i) => completions.findIndex((o) => jobId(o) === jobId(l)) !== i)).toEqual([]);
 
