@@ -55,7 +55,8 @@ describe('createOpenAIEmbeddingProvider', () => {
     expect(p.id).toBe('openai:text-embedding-3-small@256');
     const v = await p.embedQuery('How tall is the Eiffel tower?');
     expect(v.length).toBe(256);
-    expect(fake.requests.at(-1)!.body.dimensions).toBe(256);
+    const request = fake.requests.find((r) => r.endpoint === 'embeddings' && r.body.input[0] === 'How tall is the Eiffel tower?');
+    expect(request?.body.dimensions).toBe(256);
   });
 
   it('embeds a query with one request and empty input with none', async () => {

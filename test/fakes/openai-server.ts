@@ -541,6 +541,9 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
       }
     });
   });
+  // The real API (behind its edge proxy) keeps an idle connection open for minutes; Node's 5 s default
+  // let a client on a loaded machine reuse a socket the fake had just closed (ECONNRESET).
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
