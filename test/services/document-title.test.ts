@@ -83,6 +83,30 @@ describe('document titles', () => {
     expect(p[0]).toBeGreaterThan(p[1]!);
   });
 
+  it('do not take a line printed on most covers for a name, though ingestion read one as a subject', () => {
+    // The first filing's subject was read from its cover's agency line; the others print it as a headline.
+    const kb = ['UNITED STATES · Form 10-K · fiscal year 2022', 'Globex Inc · Form 10-K · fiscal year 2022', 'Initech Corp · Form 10-K · fiscal year 2022', 'Hooli Inc · Form 10-K · fiscal year 2022'];
+    const cover = [null, 'UNITED STATES\nSECURITIES AND EXCHANGE COMMISSION', 'UNITED STATES', 'UNITED STATES\nSECURITIES AND EXCHANGE COMMISSION'];
+    const q = "What restructuring costs are in Globex's income statement for FY2022? If none are outlined then state 0.";
+    const withCovers = titleBoosts(q, kb, { universe: kb, cover });
+    expect(withCovers[1]).toBe(Math.max(...withCovers));
+    expect(withCovers[0]).toBeLessThan(withCovers[1]!);
+    // Without the covers, "state" is as rare among the subjects as the company's name.
+    const without = titleBoosts(q, kb, { universe: kb });
+    expect(without[0]).toBeGreaterThanOrEqual(without[1]!);
+  });
+
+  it('read a name written short: the first letters of a word, or the initials of its words', () => {
+    const kb = ['Northwind Traders Inc · Form 10-Q · 2022', 'Globex Holdings · Form 10-Q · 2022', 'Blue Ridge Water Works · Form 10-K · 2022'];
+    const byAbbreviation = (q: string) => kb.filter((_, i, all) => titleBoosts(q, all, { universe: all })[i] === 1);
+    expect(byAbbreviation("Which of NWT's segments earned most?")).toEqual([]);
+    expect(byAbbreviation("Which of NORTHW's segments earned most?")).toEqual([kb[0]]);
+    expect(byAbbreviation('What did BRWW spend on pipes?')).toEqual([kb[2]]);
+    // Mixed case, digits and short capitals are not read as names.
+    expect(byAbbreviation('What was the VaR of Q2?')).toEqual([]);
+    expect(byAbbreviation('Did GL grow?')).toEqual([]);
+  });
+
   it("count a word's specificity over every document of the KB, not only over the candidates", () => {
     // Most covers of the KB carry the same agency line; the question names it and the company.
     const kb = ['Globex Inc Securities Commission Form 10-K', 'Initech Securities Commission Form 10-K', 'Hooli Securities Commission Form 10-K', 'Umbrella Securities Commission Form 10-K', 'Acme Corp Annual Report'];

@@ -173,7 +173,7 @@ const MAX_ABOUT_DOCUMENTS = 2000;
 const NAMED_DOCUMENTS = 3;
 
 /** What each document of the KB is about (aboutDocument), for the documents that have a title or an identity; null past MAX_ABOUT_DOCUMENTS. */
-async function documentsAbout(db: AppDeps['db'], kbId: KbId): Promise<Array<{ id: string; about: string | null }> | null> {
+async function documentsAbout(db: AppDeps['db'], kbId: KbId): Promise<Array<{ id: string; about: string | null; cover: string | null }> | null> {
   const rows = await db
     .selectFrom('documents')
     .select(['id', 'title', 'identity'])
@@ -183,7 +183,7 @@ async function documentsAbout(db: AppDeps['db'], kbId: KbId): Promise<Array<{ id
     .limit(MAX_ABOUT_DOCUMENTS + 1)
     .execute();
   if (rows.length > MAX_ABOUT_DOCUMENTS) return null;
-  return rows.map((r) => ({ id: r.id, about: aboutDocument(r.title, r.identity) }));
+  return rows.map((r) => ({ id: r.id, about: aboutDocument(r.title, r.identity), cover: r.identity?.headline.join('\n') ?? null }));
 }
 
 export type CandidateScores = { candidates: Candidate<ChunkId>[]; lexicalHits: number; bestSimilarity: number };
@@ -224,7 +224,7 @@ export async function retrieve(
   const about = await documentsAbout(deps.db, kb.id);
   const docBoost = new Map<string, number>();
   if (about) {
-    const boosts = titleBoosts(query, about.map((d) => d.about), { universe: about.map((d) => d.about) });
+    const boosts = titleBoosts(query, about.map((d) => d.about), { universe: about.map((d) => d.about), cover: about.map((d) => d.cover) });
     about.forEach((d, i) => boosts[i]! > 0 && docBoost.set(d.id, boosts[i]!));
   }
   const named = [...docBoost.entries()]

@@ -40,17 +40,31 @@ export function aboutDocument(title: string | null, identity: DocumentIdentity |
  * every document shares (cover-page boilerplate, the one company of a KB of its calls) at no weight
  * although the few candidates happen to disagree on it.
  *
+ * `cover`, beside `universe`: per document, the other lines of its cover (identity headlines). A word
+ * printed on many covers ("United States", "Securities and Exchange Commission") names no document
+ * even where ingestion took it for one's subject; counting covers in a word's spread keeps it from
+ * outweighing the real name ("… then state 0" matched a filing whose subject read "UNITED STATES").
+ *
  * When the question's words name some documents (their subject), a period counts in proportion to
  * how well a document matches those words: "3M's FY2018 capital expenditure" is 3M's 2018 report,
  * and another company's report of 2018 is no better than 3M's report of another year. When the
  * words name none (every call of one company), the period alone decides, as before.
  */
-export function titleBoosts(query: string, titles: Array<string | null>, opts: { universe?: Array<string | null> } = {}): number[] {
-  const distinct = [...new Set((opts.universe ?? titles).filter((t): t is string => !!t))];
+export function titleBoosts(query: string, titles: Array<string | null>, opts: { universe?: Array<string | null>; cover?: Array<string | null> } = {}): number[] {
+  const universe = opts.universe ?? titles;
+  const distinct = [...new Set(universe.filter((t): t is string => !!t))];
   if (distinct.length < 2) return titles.map(() => 0);
+  const coverOf = new Map<string, string>();
+  opts.cover?.forEach((c, i) => {
+    const t = universe[i];
+    if (t && c) coverOf.set(t, `${coverOf.get(t) ?? ''}\n${c}`);
+  });
   const asked = questionPeriods(query);
   const periodsOf = new Map(distinct.map((t) => [t, findPeriods(t, { lenient: true })]));
-  const words = wordBoosts(withoutPeriods(query, asked.named), distinct.map((t) => [t, withoutPeriods(t, periodsOf.get(t)!)]));
+  const words = wordBoosts(
+    withoutPeriods(query, asked.named),
+    distinct.map((t) => ({ title: t, words: withoutPeriods(t, periodsOf.get(t)!), cover: coverOf.get(t) ?? '' })),
+  );
   const periods = periodBoosts(asked, periodsOf);
   const named = words.size > 0;
   return titles.map((t) => {
@@ -77,13 +91,16 @@ function periodBoosts(asked: ReturnType<typeof questionPeriods>, periodsOf: Map<
   return out;
 }
 
-function wordBoosts(query: string, titles: Array<[title: string, words: string]>): Map<string, number> {
-  const q = new Set(contentStems(query));
+function wordBoosts(query: string, titles: Array<{ title: string; words: string; cover: string }>): Map<string, number> {
+  const q = new Set([...contentStems(query), ...abbreviationsIn(query).map(abbreviationKey)]);
   const out = new Map<string, number>();
   if (q.size === 0) return out;
-  const stemsOf = new Map(titles.map(([t, w]) => [t, new Set(contentStems(w))]));
+  const stemsOf = new Map(titles.map(({ title, words }) => [title, new Set([...contentStems(words), ...abbreviatedBy(words, q)])]));
   const df = new Map<string, number>();
-  for (const stems of stemsOf.values()) for (const s of stems) if (q.has(s)) df.set(s, (df.get(s) ?? 0) + 1);
+  for (const { title, cover } of titles) {
+    const seen = new Set([...stemsOf.get(title)!, ...contentStems(cover)]);
+    for (const s of seen) if (q.has(s)) df.set(s, (df.get(s) ?? 0) + 1);
+  }
   const n = titles.length;
   const score = new Map<string, number>();
   for (const [t, stems] of stemsOf) {
@@ -95,4 +112,27 @@ function wordBoosts(query: string, titles: Array<[title: string, words: string]>
   if (best <= 0) return out;
   for (const [t, s] of score) out.set(t, (TITLE_BOOST * s) / best);
   return out;
+}
+
+/**
+ * Names written short in the question: a word of 3–6 capitals ("JPM", "AWK") stands for a name that
+ * begins with it ("JPMorgan") or whose words begin with its letters ("American Water Works" for
+ * "AWW"). Mixed case ("VaR") and words with digits are not abbreviations here.
+ */
+function abbreviationsIn(query: string): string[] {
+  return [...new Set(query.match(/(?<![\p{L}\p{N}])\p{Lu}{3,6}(?![\p{L}\p{N}])/gu) ?? [])].map((a) => a.toLowerCase());
+}
+
+const abbreviationKey = (abbreviation: string) => `abbr:${abbreviation}`;
+
+/** The keys of the question's abbreviations (`asked`) that `words` spells out. */
+function abbreviatedBy(words: string, asked: Set<string>): string[] {
+  const tokens = words.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const initials = tokens.map((t) => t[0]).join('');
+  return [...asked]
+    .filter((k) => k.startsWith('abbr:'))
+    .filter((k) => {
+      const a = k.slice('abbr:'.length);
+      return tokens.some((t) => t.length > a.length && t.startsWith(a)) || initials.includes(a);
+    });
 }
