@@ -8,7 +8,7 @@ import DurationSequencer from './test/infra/duration-sequencer';
 const embeddedSuites = ['test/api/**/*.test.ts', 'test/services/**/*.test.ts', 'test/db/**/*.test.ts'];
 
 /**
- * Shared worker thread (on by default; `TEST_SHARED_THREADS=0` turns it off, docs/performance.md):
+ * Shared worker thread (opt-in, `TEST_SHARED_THREADS=1`, docs/performance.md):
  * the in-process files of the postgres project, and the embedded project's service files, run on
  * one reused worker thread beside the two forks, instead of one process each. A process per file
  * costs CPU in starting node and loading node_modules (graphql, zod, the AI SDK, pg…) every time;
@@ -18,9 +18,11 @@ const embeddedSuites = ['test/api/**/*.test.ts', 'test/services/**/*.test.ts', '
  * shared, and test/infra/per-file-setup.ts gives each file a fresh fetch connection pool. Left in
  * their own process: files that spawn servers or signal processes, files that measure the process
  * (RSS, CPU, event loop), which a shared process would blur, the two crawl-and-ingest files, and the
- * embedded database's own tests (test/db: they open, crash and time its thread).
+ * embedded database's own tests (test/db: they open, crash and time its thread). Off by default:
+ * at load ~30 the thread's lane stopped twice after a vitest RPC timeout (`Timeout calling
+ * onTaskUpdate`), leaving its remaining files unrun; a quiet whole run with it has not been shown.
  */
-const sharedThreads = process.env.TEST_SHARED_THREADS !== '0';
+const sharedThreads = process.env.TEST_SHARED_THREADS === '1';
 const sharedThreadSuites = {
   postgres: [
     'test/ai/**/*.test.ts',
@@ -43,13 +45,13 @@ export default defineConfig({
   resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
   test: {
     globalSetup: ['test/infra/global-setup.ts'],
-    setupFiles: ['test/infra/per-file-setup.ts'],
+    setupFiles: sharedThreads ? ['test/infra/per-file-setup.ts'] : [],
     testTimeout: 60_000,
     hookTimeout: 180_000,
     pool: 'forks',
-    // The forks pool and the threads pool run side by side: two forks for the process-bound files,
-    // one thread for the shared ones. The thread is reused (pool-level isolate off); per file the
-    // project's isolate still resets our modules.
+    // With TEST_SHARED_THREADS=1 the forks pool and the threads pool run side by side: two forks for
+    // the process-bound files, one thread for the shared ones. The thread is reused (pool-level
+    // isolate off); per file the project's isolate still resets our modules.
     poolOptions: {
       forks: { maxForks: 2, minForks: 1 },
       threads: { maxThreads: 1, minThreads: 1, isolate: false },
