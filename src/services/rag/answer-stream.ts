@@ -12,7 +12,7 @@ import { OFFLINE_PROVIDER } from '../../ai/offline/model';
 import { decideAnswerGate, type AnswerGate } from './answer-gate';
 import { toCitation, type Citation } from './citations';
 import { passageTitle } from './passage-title';
-import type { Retrieval } from './retrieve';
+import { answerChunks, type Retrieval } from './retrieve';
 
 /**
  * `sources`: the retrieved passages, numbered as the answer's [n] markers (on a refusal, the closest
@@ -55,9 +55,12 @@ export function responseCitations(done: Pick<DoneEvent, 'citations' | 'closest' 
 
 const isRefusal = (text: string) => text.trim().replace(/\s+/g, ' ').startsWith(NOT_FOUND_ANSWER.slice(0, 30));
 
-/** The retrieved chunks as the answer prompt numbers them, each with where it comes from. */
+/**
+ * The retrieved chunks the answer reads (`answerChunks`: the ranking without the figure-page order,
+ * which only orders what retrieval shows) as the answer prompt numbers them, each with where it comes from.
+ */
 export function answerPassages(retrieval: Retrieval): AnswerPassage[] {
-  return retrieval.chunks.map((c, i) => ({
+  return answerChunks(retrieval).map((c, i) => ({
     marker: i + 1,
     text: c.text,
     document: c.doc_id,
@@ -78,15 +81,18 @@ const DECISION_REASON: Record<AnswerGate['reason'], AnswerDecision['reason']> = 
   model_refused: 'relevant',
 };
 
+/** The retrieval as the gate and the answerer see it: the passages the answer reads. */
+const asRead = (retrieval: Retrieval): Retrieval => ({ chunks: answerChunks(retrieval), confident: retrieval.confident, lexicalCeiling: retrieval.lexicalCeiling });
+
 function decisionOf(gate: AnswerGate, retrieval: Retrieval): AnswerDecision {
-  const passages = retrieval.chunks.map((c, i) => ({ ...toCitation(c, i + 1, gate.pass), lexical: c.lexical, dense: c.dense, text: c.text }));
+  const passages = answerChunks(retrieval).map((c, i) => ({ ...toCitation(c, i + 1, gate.pass), lexical: c.lexical, dense: c.dense, text: c.text }));
   return { answered: gate.pass, reason: DECISION_REASON[gate.reason], passages };
 }
 
 function gateFor(deps: Pick<AppDeps, 'models'>, input: { question: string; retrieval: Retrieval; standalone?: string | undefined }): AnswerGate {
   const offline = deps.models.answerModel.provider === OFFLINE_PROVIDER;
   const question = offline && input.standalone ? input.standalone : input.question;
-  return decideAnswerGate({ question, retrieval: input.retrieval, passages: answerPassages(input.retrieval), offline });
+  return decideAnswerGate({ question, retrieval: asRead(input.retrieval), passages: answerPassages(input.retrieval), offline });
 }
 
 /**
@@ -118,6 +124,7 @@ export async function* answerStream(
   const gate = gateFor(deps, input);
   const decision = decisionOf(gate, retrieval);
   if (!gate.pass) {
+    // What retrieval found, in the order it shows (figure pages included), none of it used.
     const closest = retrieval.chunks.map((c, i) => toCitation(c, i + 1, false));
     yield { type: 'sources', citations: closest, decision };
     yield { type: 'delta', text: NOT_FOUND_ANSWER };
@@ -125,7 +132,7 @@ export async function* answerStream(
     return;
   }
 
-  const sources = retrieval.chunks.map((c, i) => toCitation(c, i + 1));
+  const sources = answerChunks(retrieval).map((c, i) => toCitation(c, i + 1));
   yield { type: 'sources', citations: sources, decision };
 
   const { system, messages } = buildAnswerPrompt({

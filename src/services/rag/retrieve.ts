@@ -13,6 +13,7 @@ import { bm25Sql, candidateSql, generatorQuery, lengthNormSql, lexicalQuery, typ
 import { documentEvidence } from './document-evidence';
 import { aboutDocument, titleBoosts } from './title-boost';
 import type { DocumentIdentity } from '../../ingest/document-identity';
+import { asksForFigures, documentPassages, figurePageBonuses, FIGURE_PAGE_WEIGHT, withinChosenDocument } from './figure-pages';
 import { enabledChunkSql, nearestSql, queryVectorSql, similaritySql, type QueryVector } from './vector-search';
 import { retrievalDuration } from '../../metrics';
 
@@ -41,7 +42,20 @@ export type RetrievedChunk = {
  * when no question word is in the KB, read by the offline refusal gate (src/ai/offline/support.ts);
  * absent where a retrieval is built by hand.
  */
-export type Retrieval = { chunks: RetrievedChunk[]; confident: boolean; lexicalCeiling?: number };
+export type Retrieval = {
+  chunks: RetrievedChunk[];
+  confident: boolean;
+  lexicalCeiling?: number;
+  /**
+   * The passages the answer is made from, when they are not `chunks`: the same ranking without the
+   * figure-page order within the chosen document (figure-pages.ts), which only orders what retrieval
+   * shows. Read it through `answerChunks`.
+   */
+  answerFrom?: RetrievedChunk[];
+};
+
+/** The passages an answer reads (and the refusal gate judges): `answerFrom` when set, else `chunks`. */
+export const answerChunks = (retrieval: Retrieval): RetrievedChunk[] => retrieval.answerFrom ?? retrieval.chunks;
 
 /**
  * The statement's text varies with the KB, the number of query words and the candidate pool (those
@@ -67,6 +81,11 @@ type SearchRow = {
   fused: number;
   lexical_hits: number;
   best_similarity: number;
+  /** The fused candidate set's score statistics (figure-pages.ts scores passages outside it on its scale). */
+  lexical_mean: number;
+  lexical_sd: number;
+  dense_mean: number;
+  dense_sd: number;
   document_id: DocumentId;
   text: string;
   heading_path: string[];
@@ -156,9 +175,11 @@ async function searchChunks(
          fused as (
            select id, heap_tid, lexical, dense, ${fusedScoreSql(opts.weights)} as fused,
                   (count(*) filter (where from_lex) over ())::int as lexical_hits,
-                  coalesce(max(dense) filter (where from_vec) over (), 0)::float8 as best_similarity
+                  coalesce(max(dense) filter (where from_vec) over (), 0)::float8 as best_similarity,
+                  avg(lexical) over () as lexical_mean, coalesce(stddev_pop(lexical) over (), 0) as lexical_sd,
+                  avg(dense) over () as dense_mean, coalesce(stddev_pop(dense) over (), 0) as dense_sd
            from candidates)
-    select f.id, f.lexical, f.dense, f.fused, f.lexical_hits, f.best_similarity,
+    select f.id, f.lexical, f.dense, f.fused, f.lexical_hits, f.best_similarity, f.lexical_mean, f.lexical_sd, f.dense_mean, f.dense_sd,
            c.document_id, c.text, c.heading_path, c.page, c.position, c.url, d.filename, d.title, d.identity, d.source
     from (select * from fused order by fused desc, id limit ${opts.limit}) f
     join chunks c on c.ctid = f.heap_tid and c.kb_id = ${sql.lit(kbId)}
@@ -211,7 +232,8 @@ export async function retrieve(
   deps: Pick<AppDeps, 'db' | 'embeddings' | 'logger'>,
   kb: Pick<KnowledgeBase, 'id' | 'embedding_model'>,
   query: string,
-  opts: { topK: number; mode?: RetrievalMode; weights?: FusionWeights },
+  /** `figurePageWeight`: FIGURE_PAGE_WEIGHT unless given (0 switches the figure-page order off; tests). */
+  opts: { topK: number; mode?: RetrievalMode; weights?: FusionWeights; figurePageWeight?: number },
 ): Promise<Retrieval> {
   const timer = retrievalDuration.startTimer();
   const mode = opts.mode ?? 'hybrid';
@@ -233,7 +255,8 @@ export async function retrieve(
     .map(([id]) => id as DocumentId);
   // Stage two: the fused top `pool` (not only top_k), with the named documents' best passages, leave
   // the database so that the document boosts and the document-level evidence can re-rank them.
-  const { rows: fusedRows, lexical } = await searchChunks(deps.db, kb.id, query, provider && embedding ? { model: provider.id, embedding } : null, {
+  const vector = provider && embedding ? { model: provider.id, embedding } : null;
+  const { rows: fusedRows, lexical } = await searchChunks(deps.db, kb.id, query, vector, {
     pool,
     lexical: mode !== 'dense',
     weights,
@@ -248,13 +271,26 @@ export async function retrieve(
     : titleBoosts(query, fusedRows.map((r) => aboutDocument(r.title, r.identity)));
   const titled = fusedRows.map((r, i) => ({ ...r, fused: r.fused + boosts[i]! }));
   const evidence = documentEvidence(titled);
-  const rows = titled
-    .map((r, i) => ({ ...r, fused: r.fused + evidence[i]! }))
-    .sort((a, b) => b.fused - a.fused || (a.id < b.id ? -1 : 1))
-    .slice(0, opts.topK);
+  const ranked = titled
+    .map((r, i) => ({ ...r, fused: r.fused + evidence[i]!, offset: boosts[i]! + evidence[i]! }))
+    .sort((a, b) => b.fused - a.fused || (a.id < b.id ? -1 : 1));
+  const rows = ranked.slice(0, opts.topK);
   const first = rows[0];
   const confident = first !== undefined && (first.lexical_hits > 0 || first.best_similarity >= MIN_DENSE_WITHOUT_LEXICAL);
-  const chunks = rows.map((r) => ({
+  const shown =
+    first && named.includes(first.document_id) && asksForFigures(query)
+      ? await withFigurePages(deps.db, kb.id, { ranked, topK: opts.topK, lexical, vector, weights, weight: opts.figurePageWeight ?? FIGURE_PAGE_WEIGHT })
+      : rows;
+  const chunks = shown.map(toRetrievedChunk);
+  timer();
+  const answerFrom = shown === rows || shown.every((r, i) => r.id === rows[i]!.id) ? undefined : rows.map(toRetrievedChunk);
+  return { chunks, confident, lexicalCeiling: lexical?.ceiling ?? 0, ...(answerFrom ? { answerFrom } : {}) };
+}
+
+type RankedRow = SearchRow & { offset: number };
+
+function toRetrievedChunk(r: SearchRow): RetrievedChunk {
+  return {
     chunk_id: r.id,
     doc_id: r.document_id,
     filename: r.filename,
@@ -268,7 +304,77 @@ export async function retrieve(
     score: publishedScore(r.fused),
     lexical: r.lexical,
     dense: r.dense,
+  };
+}
+
+/**
+ * The top k with the first-ranked document's places refilled in the order of its passages' fused
+ * score plus their figure-page bonus (figure-pages.ts); its passages beyond the candidates are
+ * scored on the candidate set's scale, with the same document boosts as its candidates. Published
+ * scores are kept non-increasing down the list: a passage moved up shows at most the score of the
+ * one above it.
+ */
+async function withFigurePages(
+  db: AppDeps['db'],
+  kbId: KbId,
+  input: { ranked: RankedRow[]; topK: number; lexical: LexicalQuery | null; vector: QueryVector | null; weights: FusionWeights; weight: number },
+): Promise<SearchRow[]> {
+  const { ranked, topK, weights } = input;
+  const first = ranked[0]!;
+  const top = ranked.slice(0, topK);
+  if (input.weight <= 0) return top;
+  const passages = await documentPassages(db, kbId, first.document_id, input.lexical, input.vector);
+  const stats = { lexicalMean: first.lexical_mean, lexicalSd: first.lexical_sd, denseMean: first.dense_mean, denseSd: first.dense_sd };
+  const scored = figurePageBonuses(passages, stats, weights, input.weight);
+  const inPool = new Map(ranked.filter((r) => r.document_id === first.document_id).map((r) => [r.id as string, r]));
+  const ids = new Set([...inPool.keys(), ...scored.keys()]);
+  const order = [...ids]
+    .map((id) => {
+      const s = scored.get(id) ?? { fused: 0, bonus: 0 };
+      return { id, key: (inPool.get(id)?.fused ?? s.fused + first.offset) + s.bonus, bonus: s.bonus };
+    })
+    // Only a passage with a bonus can come from beyond the candidates.
+    .filter((o) => inPool.has(o.id) || o.bonus > 0)
+    .sort((a, b) => b.key - a.key || (a.id < b.id ? -1 : 1));
+  const slots = top.filter((r) => r.document_id === first.document_id).length;
+  const wanted = order.slice(0, slots);
+  const missing = wanted.filter((o) => !inPool.has(o.id)).map((o) => o.id as ChunkId);
+  const scores = new Map(passages.map((p) => [p.id, p]));
+  const fetched = (missing.length > 0 ? await passageRows(db, kbId, missing, first) : []).map((r) => ({
+    ...r,
+    lexical: scores.get(r.id)?.lexical ?? 0,
+    dense: scores.get(r.id)?.dense ?? 0,
   }));
-  timer();
-  return { chunks, confident, lexicalCeiling: lexical?.ceiling ?? 0 };
+  const byId = new Map<string, SearchRow>([...inPool, ...fetched.map((r) => [r.id as string, r] as const)]);
+  const reordered = wanted.flatMap((o) => {
+    const r = byId.get(o.id);
+    return r ? [{ ...r, fused: o.key }] : [];
+  });
+  const result = withinChosenDocument(top, first.document_id, reordered);
+  let ceiling = Infinity;
+  return result.map((r) => {
+    const fused = Math.min(r.fused, ceiling);
+    ceiling = fused;
+    return { ...r, fused };
+  });
+}
+
+/** The rows of passages found beyond the candidates, with the candidate set's statistics of `like`. */
+async function passageRows(db: AppDeps['db'], kbId: KbId, ids: ChunkId[], like: SearchRow): Promise<SearchRow[]> {
+  const { rows } = await sql<Omit<SearchRow, 'lexical' | 'dense' | 'fused' | 'lexical_hits' | 'best_similarity' | 'lexical_mean' | 'lexical_sd' | 'dense_mean' | 'dense_sd'>>`
+    select c.id, c.document_id, c.text, c.heading_path, c.page, c.position, c.url, d.filename, d.title, d.identity, d.source
+    from chunks c join documents d on d.id = c.document_id
+    where c.kb_id = ${sql.lit(kbId)} and c.id = any(${sql.val(ids)}::text[])`.execute(db);
+  return rows.map((r) => ({
+    ...r,
+    lexical: 0,
+    dense: 0,
+    fused: 0,
+    lexical_hits: like.lexical_hits,
+    best_similarity: like.best_similarity,
+    lexical_mean: like.lexical_mean,
+    lexical_sd: like.lexical_sd,
+    dense_mean: like.dense_mean,
+    dense_sd: like.dense_sd,
+  }));
 }

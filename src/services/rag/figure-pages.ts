@@ -1,0 +1,118 @@
+/**
+ * Pages of figures within the chosen document. A question asking for an amount of something the
+ * first-ranked document holds ("the daily meal allowance in Zurich", "capital expenditure in 2018")
+ * is answered on a page of figures (a table, a schedule, a statement), whose passages rarely repeat
+ * the question's words: the table row says "Per diem: CHF 95" where the question says "meal
+ * allowance", and the prose pages that repeat the question's words win on BM25. What those pages
+ * share is that they are pages of figures: many standalone numbers per word.
+ *
+ * So, within the first-ranked document only, and only when the question names that document (its
+ * title or identity: retrieve.ts `named`), each page's figure density (figures per word over all of
+ * its passages) is z-scored over the document's pages, and a passage on a page above the mean
+ * density that matches the question better than the document's average passage moves up by
+ * FIGURE_PAGE_WEIGHT x that z. A question for a person, a time, a place or a reason gets none.
+ *
+ * What this changes is the order of the passages retrieval shows (`Retrieval.chunks`): the places the
+ * chosen document holds in the top k are refilled in the new order; every other document's passage
+ * keeps its place, so which documents are retrieved, and which comes first, never change. The
+ * candidate set, its z-normalisation, the refusal gate and the answer do not see it: the answer is
+ * made from the ranking without the bonus (`Retrieval.answerFrom`). Measured (docs/answers.md), the
+ * bonus put into the fused candidates shifted every candidate's normalisation, and an answerer
+ * reading table pages in place of the prose passage that had answered lost answers.
+ *
+ * A figure is a number standing alone: not glued to letters or a hyphen ("3M", "10-K", "FY2018",
+ * "A4"). A document without page numbers (Markdown, plain text) has one page: no bonus.
+ */
+import { sql } from 'kysely';
+import type { AppDeps } from '../../context';
+import type { DocumentId, KbId } from '../../ids';
+import { askingPart } from '../../ai/offline/support';
+import { detectQuestionType } from '../../ai/offline/answerer';
+import { bm25Sql, lengthNormSql, type LexicalQuery } from './lexical-search';
+import { enabledChunkSql, queryVectorSql, similaritySql, type QueryVector } from './vector-search';
+import type { FusionWeights } from './fuse';
+
+/** In fused z-score units per standard deviation of page figure density (1.0 chosen on the FinanceBench tuning half; 1.5 and 2 measured worse). */
+export const FIGURE_PAGE_WEIGHT = 1.0;
+
+/** A standalone number, in PostgreSQL's regular expression syntax: currency sign, separators, decimals, percent. */
+const FIGURE_PATTERN = String.raw`(?<![[:alnum:]-])[$€£¥]?[0-9][0-9,]*(?:\.[0-9]+)?%?(?![[:alnum:]-])`;
+
+/** Whether a question asks for something a page of figures can hold: not who, when, where or why. */
+export function asksForFigures(question: string): boolean {
+  const type = detectQuestionType(askingPart(question));
+  return type !== 'person' && type !== 'date' && type !== 'place' && type !== 'reason';
+}
+
+/** The mean and standard deviation of each score over the fused candidate set (fuse.ts normalises by them). */
+export type CandidateStats = { lexicalMean: number; lexicalSd: number; denseMean: number; denseSd: number };
+
+export type DocumentPassage = { id: string; page: number | null; lexical: number; dense: number; figures: number; words: number };
+
+/**
+ * Each passage's fused score (on the candidate set's scale, as if it had been a candidate) and its
+ * figure-page bonus (0 for most), for the passages of one document.
+ */
+export function figurePageBonuses(
+  passages: DocumentPassage[],
+  stats: CandidateStats,
+  weights: FusionWeights,
+  weight = FIGURE_PAGE_WEIGHT,
+): Map<string, { fused: number; bonus: number }> {
+  const z = (v: number, mean: number, sd: number) => (sd > 0 ? (v - mean) / sd : 0);
+  const fused = passages.map((p) => weights.lexical * z(p.lexical, stats.lexicalMean, stats.lexicalSd) + weights.dense * z(p.dense, stats.denseMean, stats.denseSd));
+  const pages = new Map<number, { figures: number; words: number }>();
+  for (const p of passages) {
+    if (p.page === null) continue;
+    const at = pages.get(p.page) ?? { figures: 0, words: 0 };
+    at.figures += p.figures;
+    at.words += p.words;
+    pages.set(p.page, at);
+  }
+  const density = new Map([...pages].filter(([, v]) => v.words > 0).map(([page, v]) => [page, v.figures / v.words]));
+  const values = [...density.values()];
+  const mean = values.reduce((a, b) => a + b, 0) / (values.length || 1);
+  const sd = Math.sqrt(values.reduce((a, b) => a + (b - mean) ** 2, 0) / (values.length || 1));
+  const relevance = fused.reduce((a, b) => a + b, 0) / (fused.length || 1);
+  const out = new Map<string, { fused: number; bonus: number }>();
+  passages.forEach((p, i) => {
+    const d = p.page === null ? undefined : density.get(p.page);
+    const pageZ = d === undefined || sd === 0 ? 0 : (d - mean) / sd;
+    const bonus = pageZ > 0 && fused[i]! > relevance ? weight * pageZ : 0;
+    out.set(p.id, { fused: fused[i]!, bonus });
+  });
+  return out;
+}
+
+/** Every enabled passage of one document with its BM25, cosine, figure and word counts (no texts). */
+export async function documentPassages(
+  db: AppDeps['db'],
+  kbId: KbId,
+  documentId: DocumentId,
+  lexical: LexicalQuery | null,
+  vector: QueryVector | null,
+): Promise<DocumentPassage[]> {
+  const dense = vector
+    ? sql<number>`case when c.embedding_model = ${vector.model} and c.embedding_dimensions = ${vector.embedding.length} then ${similaritySql(vector, 'c')} end`
+    : sql<number>`null::float8`;
+  const bm25 = lexical ? bm25Sql(lexical, { tsv: sql.ref('c.tsv'), k: lengthNormSql(lexical, 'c') }) : sql<number>`null::float8`;
+  const { rows } = await sql<DocumentPassage>`
+    with ${vector ? sql`query_vector as (${queryVectorSql(vector)}),` : sql``} doc as (
+      select c.id, c.page, coalesce(${bm25}, 0)::float8 as lexical, coalesce(${dense}, 0)::float8 as dense,
+             (select count(*) from regexp_matches(c.text, ${FIGURE_PATTERN}, 'g'))::int as figures,
+             (select count(*) from regexp_matches(c.text, ${String.raw`\S+`}, 'g'))::int as words
+      from chunks c
+      where c.kb_id = ${sql.lit(kbId)} and c.document_id = ${documentId} and ${enabledChunkSql('c')})
+    select * from doc order by id`.execute(db);
+  return rows;
+}
+
+/**
+ * The top k re-ranked within one document: the places `documentId` holds in `top` are refilled
+ * with that document's passages in the order of `order` (best first); every other passage keeps its
+ * place. `order` holds `top`'s passages of the document and may hold more.
+ */
+export function withinChosenDocument<R extends { id: string; document_id: string }>(top: R[], documentId: string, order: R[]): R[] {
+  const queue = order.filter((r) => r.document_id === documentId);
+  return top.map((r) => (r.document_id === documentId ? (queue.shift() ?? r) : r));
+}

@@ -1,0 +1,146 @@
+/**
+ * Pages of figures within the chosen document (src/services/rag/figure-pages.ts): a question asking
+ * for an amount in a named document shows the page of figures that holds it among the top passages,
+ * although prose pages repeat the question's words; the answer is made from the ranking without
+ * that order, so the refusal gate and the answer do not change.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { answerPassages, collectAnswer } from '../../src/services/rag/answer-stream';
+import { figurePageBonuses, withinChosenDocument, asksForFigures } from '../../src/services/rag/figure-pages';
+import { answerChunks, retrieve } from '../../src/services/rag/retrieve';
+import { startSearch } from '../../src/services/rag/search';
+import { createContext } from '../../src/context';
+import type { KbId } from '../../src/ids';
+import { restClient } from '../helpers/api-client';
+import { createOrgWithKey } from '../helpers/factories';
+import { runQueuedJobs } from '../helpers/jobs';
+import { createTestApp, type TestApp } from '../helpers/test-app';
+import { uploadFile } from '../helpers/upload';
+import { pdfWithPages, type PdfLine } from '../ingest/pdf-fixture';
+
+describe('figurePageBonuses', () => {
+  const stats = { lexicalMean: 1, lexicalSd: 1, denseMean: 0.2, denseSd: 0.1 };
+  const weights = { lexical: 0.8, dense: 0.2 };
+  const prose = (id: string, page: number, lexical: number) => ({ id, page, lexical, dense: 0.2, figures: 1, words: 100 });
+
+  it('moves up the passages of a page of figures that match the question above the document mean, by the page z', () => {
+    const passages = [prose('a', 1, 3), prose('b', 2, 2.5), prose('c', 3, 0.2), { id: 't', page: 4, lexical: 2, dense: 0.2, figures: 40, words: 100 }];
+    const out = figurePageBonuses(passages, stats, weights, 1);
+    expect(out.get('a')!.bonus).toBe(0);
+    expect(out.get('c')!.bonus).toBe(0);
+    // Densities 0.01, 0.01, 0.01, 0.4: the table page is sqrt(3) standard deviations above the mean.
+    expect(out.get('t')!.bonus).toBeCloseTo(Math.sqrt(3), 6);
+    expect(out.get('a')!.fused).toBeCloseTo(0.8 * 2, 6);
+  });
+
+  it('gives nothing to a page of figures that does not match the question, nor to a document without pages', () => {
+    const far = { id: 't', page: 4, lexical: 0, dense: 0, figures: 40, words: 100 };
+    expect(figurePageBonuses([prose('a', 1, 3), prose('b', 2, 2.5), far], stats, weights, 1).get('t')!.bonus).toBe(0);
+    const unpaged = [prose('a', 1, 3), { ...far, lexical: 3 }].map((p) => ({ ...p, page: null }));
+    expect([...figurePageBonuses(unpaged, stats, weights, 1).values()].every((v) => v.bonus === 0)).toBe(true);
+  });
+});
+
+describe('withinChosenDocument', () => {
+  it('refills only the chosen document places, in the new order', () => {
+    const row = (id: string, document_id: string) => ({ id, document_id });
+    const top = [row('a1', 'A'), row('b1', 'B'), row('a2', 'A'), row('c1', 'C')];
+    const order = [row('a9', 'A'), row('a1', 'A'), row('a2', 'A')];
+    expect(withinChosenDocument(top, 'A', order).map((r) => r.id)).toEqual(['a9', 'b1', 'a1', 'c1']);
+  });
+
+  it('asks for figures unless the question asks who, when, where or why', () => {
+    expect(asksForFigures('What is the daily meal allowance in Zurich?')).toBe(true);
+    expect(asksForFigures('How much is the hotel limit in Oslo?')).toBe(true);
+    expect(asksForFigures('Who approves travel exceptions?')).toBe(false);
+    expect(asksForFigures('When was the travel policy last revised?')).toBe(false);
+  });
+});
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+function policy(header: string, pages: string[][]): Buffer {
+  const body = pages.map((lines, i): PdfLine[] => [
+    { text: header, y: 760, size: 8 },
+    ...lines.map((text, j) => ({ text, y: 700 - j * 22 })),
+    { text: `Page ${i + 1}`, y: 40, size: 8 },
+  ]);
+  return pdfWithPages(body);
+}
+
+describe('a question for an amount in a named document', () => {
+  it('shows the page of figures among the top passages only with the figure-page order, and answers as without it', async () => {
+    // Prose pages repeat the question's words (Zurich included); the amounts stand only in the table.
+    const prosePage = (topic: string) => [
+      `Meal allowance and ${topic}.`,
+      `Employees on ${topic} in Zurich or elsewhere receive a daily meal allowance for each day away.`,
+      'The daily meal allowance covers breakfast, lunch and dinner and is paid with the monthly salary.',
+      `A daily meal allowance is not paid when ${topic} already includes meals.`,
+      'Claims for the daily meal allowance are made in the expense system within thirty days.',
+    ];
+    const otherPage = (topic: string, detail: string) => [`${topic}.`, detail, 'Ask your manager when in doubt.', 'Keep every receipt.'];
+    const northwind = policy('Northwind Traders | Travel Policy', [
+      otherPage('Booking flights', 'Flights are booked through the travel desk in economy class.'),
+      prosePage('conference attendance'),
+      otherPage('Rail travel', 'Trains are preferred for journeys under four hours.'),
+      prosePage('hotel stays'),
+      otherPage('Car rental', 'Rental cars need the approval of a manager.'),
+      prosePage('client visits'),
+      [
+        'Allowance table',
+        'Zurich 95 240 35',
+        'Geneva 92 230 35',
+        'Oslo 88 210 30',
+        'London 80 260 30',
+        'Paris 75 220 25',
+        'Berlin 60 150 20',
+        'Madrid 55 140 20',
+        'Lisbon 50 120 15',
+      ],
+      otherPage('Insurance', 'Travel insurance covers medical costs abroad.'),
+      prosePage('training courses'),
+      otherPage('Expense reports', 'Reports are filed monthly in the expense system.'),
+    ]);
+    const other = policy('Fabrikam Foods | Employee Handbook', [
+      ['Working hours are from nine to five.', 'Holidays are booked in the calendar.'],
+      ['The canteen serves lunch every day.', 'Parking is free for employees.'],
+    ]);
+    const { api_key, org } = await createOrgWithKey(t.deps);
+    const api = restClient(t.app, api_key);
+    const kbId: string = (await api.post('/api/kbs', { name: 'Policies' })).body.kb.id;
+    expect((await uploadFile(t.app, api_key, kbId, { name: 'policy-a.pdf', bytes: northwind, type: 'application/pdf' })).status).toBe(202);
+    expect((await uploadFile(t.app, api_key, kbId, { name: 'policy-b.pdf', bytes: other, type: 'application/pdf' })).status).toBe(202);
+    await runQueuedJobs(t);
+    const kb = await t.deps.db.selectFrom('knowledge_bases').selectAll().where('id', '=', kbId as KbId).executeTakeFirstOrThrow();
+    const question = 'What is the daily meal allowance for Zurich in the Northwind Traders travel policy?';
+
+    const off = await retrieve(t.deps, kb, question, { topK: 3, figurePageWeight: 0 });
+    const on = await retrieve(t.deps, kb, question, { topK: 3 });
+    const tablePage = 7;
+    // Without the order, the prose pages that repeat the question's words fill the top 3.
+    expect(off.chunks.map((c) => c.page)).not.toContain(tablePage);
+    expect(off.answerFrom).toBeUndefined();
+    expect(on.chunks.map((c) => c.page)).toContain(tablePage);
+    expect(on.chunks.every((c) => c.filename === 'policy-a.pdf')).toBe(true);
+    // Scores stay in order down the list.
+    const scores = on.chunks.map((c) => c.score);
+    expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+    // The answer reads what it read without the order: the same passages, so the same answer.
+    expect(answerChunks(on).map((c) => c.chunk_id)).toEqual(off.chunks.map((c) => c.chunk_id));
+    expect(answerPassages(on)).toEqual(answerPassages(off));
+
+    const orgRow = await t.deps.db.selectFrom('organizations').selectAll().where('id', '=', org.id).executeTakeFirstOrThrow();
+    const ctx = createContext(t.deps, orgRow, { requestId: 'figure-pages' });
+    const done = await collectAnswer(await startSearch(ctx, { kb_id: kbId, query: question, top_k: 3 }));
+    const read = new Set(answerChunks(on).map((c) => c.chunk_id as string));
+    // Citations point at passages the answer read, all of them retrieved.
+    for (const c of [...done.citations, ...done.closest]) expect(on.chunks.some((x) => x.chunk_id === c.chunk_id) || read.has(c.chunk_id)).toBe(true);
+    for (const c of done.citations) expect(read.has(c.chunk_id)).toBe(true);
+  });
+});
