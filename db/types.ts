@@ -127,7 +127,7 @@ export interface UploadBatchesTable {
 
 export interface DocumentFilesTable {
   document_id: DocumentId;
-  /** The file in parts of at most 1 MB, in order from 0 (src/services/documents/document-file.ts). */
+  /** The file in parts of at most 4 MB, in order from 0 (src/services/documents/document-file.ts). */
   part: Generated<number>;
   bytes: Buffer;
 }

@@ -1,10 +1,10 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * An uploaded file is stored in parts of at most 1 MB (src/services/documents/document-file.ts)
+ * An uploaded file is stored in parts of at most 4 MB (src/services/documents/document-file.ts)
  * instead of one bytea value. On the embedded database one 20 MB value grew PGlite's WebAssembly
  * memory by 137 MB (the message, the value and its compression, all whole), and that memory never
- * shrinks; 1 MB parts grow it by nothing measurable (issue 26). Rows stored before are part 0.
+ * shrinks; 4 MB parts grow it by nothing measurable (issue 26). Rows stored before are part 0.
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('document_files').addColumn('part', 'integer', (c) => c.notNull().defaultTo(0)).execute();

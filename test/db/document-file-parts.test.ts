@@ -1,5 +1,5 @@
 /**
- * An uploaded file is stored in 1 MB parts (src/services/documents/document-file.ts, migration
+ * An uploaded file is stored in parts of FILE_PART_BYTES (4 MB) (src/services/documents/document-file.ts, migration
  * 1100): it reads back byte for byte, and writing and reading a 20 MB file does not grow the
  * embedded database's WebAssembly memory, which never shrinks (as one value it grew 189 → 326 MB).
  */
@@ -27,8 +27,8 @@ afterAll(async () => {
 });
 
 describe('document files in parts', () => {
-  it('stores a file in 1 MB parts and reads it back byte for byte', async () => {
-    const bytes = randomBytes(Math.round(2.5 * MB));
+  it('stores a file in parts and reads it back byte for byte', async () => {
+    const bytes = randomBytes(Math.round(2.5 * FILE_PART_BYTES));
     await writeDocumentFile(db, 'doc_a' as DocumentId, bytes);
     const parts = await db.selectFrom('document_files').select(['part', (eb) => eb.fn<number>('octet_length', ['bytes']).as('size')]).where('document_id', '=', 'doc_a' as DocumentId).orderBy('part').execute();
     expect(parts.map((p) => [p.part, Number(p.size)])).toEqual([[0, FILE_PART_BYTES], [1, FILE_PART_BYTES], [2, bytes.length - 2 * FILE_PART_BYTES]]);

@@ -33,7 +33,7 @@ export async function startServer(env: Record<string, string>): Promise<StartedS
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 120_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 300_000);
     child.stdout!.on('data', () => {
       const m = out.match(/listening on (http:\/\/[\d.]+:\d+)/);
       if (m) {
