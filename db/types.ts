@@ -127,6 +127,8 @@ export interface UploadBatchesTable {
 
 export interface DocumentFilesTable {
   document_id: DocumentId;
+  /** The file in parts of at most 4 MB, in order from 0 (src/services/documents/document-file.ts). */
+  part: Generated<number>;
   bytes: Buffer;
 }
 

@@ -75,6 +75,15 @@ export type ServePgliteOptions = {
 };
 
 /**
+ * PostgreSQL settings of the embedded cluster. PGlite's shared buffers live in its WebAssembly
+ * memory, which is resident once touched and never shrinks: PostgreSQL's default of 128 MB made the
+ * memory 189 MB from the start, 64 MB makes it 128 MB (PGlite's initial size), so once an attack
+ * or a big ingestion has filled the buffers the process keeps 60 MB less (issue 26). Pages past the
+ * buffers are read from the operating system's page cache, as they are on any PostgreSQL.
+ */
+export const EMBEDDED_SETTINGS = ['-c', 'shared_buffers=64MB'];
+
+/**
  * PGlite with pgvector, served over the wire protocol on a loopback port, both in the calling
  * thread. No lock: the caller holds the data directory's (openEmbeddedDatabase here, or the thread
  * owner in database-thread.ts).
@@ -88,7 +97,7 @@ export async function servePglite(
   let server: WireServer | undefined;
   try {
     const started = performance.now();
-    pglite = await PGlite.create({ dataDir: pgdata, extensions: { vector }, loadDataDir: opts.loadDataDir });
+    pglite = await PGlite.create({ dataDir: pgdata, extensions: { vector }, loadDataDir: opts.loadDataDir, startParams: [...PGlite.defaultStartParams, ...EMBEDDED_SETTINGS] });
     await pglite.exec('CREATE EXTENSION IF NOT EXISTS vector');
     server = await startWireServer(pglite, { logger });
     logger?.debug({ pgdata, port: server.port, ms: Math.round(performance.now() - started) }, 'embedded database started');

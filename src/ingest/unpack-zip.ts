@@ -17,7 +17,9 @@ export type ZipLimits = { maxEntryBytes: number; maxEntries: number; maxInflated
 export type UnpackedEntry =
   | { name: string; status: 'file'; bytes: Buffer }
   | { name: string; status: 'refused'; code: 'invalid_input' | 'payload_too_large' | 'unsupported_media_type'; reason: string }
-  | { name: string; status: 'skipped'; reason: string };
+  | { name: string; status: 'skipped'; reason: string }
+  /** Not inflated: the caller's `inflate` said no (unpackZipEntries). */
+  | { name: string; status: 'unread' };
 
 const SYSTEM_FILES = new Set(['thumbs.db', 'desktop.ini', 'icon\r']);
 const MB = 1024 * 1024;
@@ -83,6 +85,26 @@ const SLICE = 16 * 1024;
 
 export function unpackZip(archive: Uint8Array, limits: ZipLimits): { entries: UnpackedEntry[]; damaged: boolean } {
   const entries: UnpackedEntry[] = [];
+  const unpacking = unpackZipEntries(archive, limits);
+  for (let next = unpacking.next(); ; next = unpacking.next()) {
+    if (next.done) return { entries, damaged: next.value.damaged };
+    entries.push(next.value);
+  }
+}
+
+/**
+ * The entries one at a time, each inflated only when the caller asks for the next one: a bulk
+ * upload holds one file's bytes at a time, not the whole archive's (a 1 MB ZIP of ten 20 MB files
+ * held 200 MB, and as much again in the pieces it was joined from, issue 26). `inflate` is asked
+ * as each entry is reached: false lists the entry as `unread`, without inflating it (a request past
+ * its time budget names the files it did not process without spending the time to inflate them).
+ */
+export function* unpackZipEntries(
+  archive: Uint8Array,
+  limits: ZipLimits,
+  inflate: () => boolean = () => true,
+): Generator<UnpackedEntry, { damaged: boolean }, void> {
+  const ready: UnpackedEntry[] = [];
   let inflated = 0;
   let files = 0;
   let damaged = false;
@@ -92,19 +114,23 @@ export function unpackZip(archive: Uint8Array, limits: ZipLimits): { entries: Un
     const name = file.name;
     if (name.endsWith('/')) return; // a directory
     if (unsafeName(name)) {
-      entries.push({ name, status: 'refused', code: 'invalid_input', reason: 'The entry name points outside the archive' });
+      ready.push({ name, status: 'refused', code: 'invalid_input', reason: 'The entry name points outside the archive' });
       return;
     }
     if (hiddenOrSystem(name)) {
-      entries.push({ name, status: 'skipped', reason: 'Hidden or system file' });
+      ready.push({ name, status: 'skipped', reason: 'Hidden or system file' });
       return;
     }
     if (++files > limits.maxEntries) {
-      entries.push({ name, status: 'refused', code: 'payload_too_large', reason: `The archive has more than ${limits.maxEntries} files` });
+      ready.push({ name, status: 'refused', code: 'payload_too_large', reason: `The archive has more than ${limits.maxEntries} files` });
       return;
     }
     if (inflated >= limits.maxInflatedBytes) {
-      entries.push({ name, status: 'refused', code: 'payload_too_large', reason: `The archive inflates to more than ${Math.round(limits.maxInflatedBytes / MB)} MB` });
+      ready.push({ name, status: 'refused', code: 'payload_too_large', reason: `The archive inflates to more than ${Math.round(limits.maxInflatedBytes / MB)} MB` });
+      return;
+    }
+    if (!inflate()) {
+      ready.push({ name, status: 'unread' });
       return;
     }
     const parts: Uint8Array[] = [];
@@ -112,7 +138,8 @@ export function unpackZip(archive: Uint8Array, limits: ZipLimits): { entries: Un
     let settled = false;
     const refuse = (code: 'payload_too_large' | 'invalid_input', reason: string) => {
       settled = true;
-      entries.push({ name, status: 'refused', code, reason });
+      parts.length = 0;
+      ready.push({ name, status: 'refused', code, reason });
       try {
         file.terminate();
       } catch {
@@ -132,8 +159,9 @@ export function unpackZip(archive: Uint8Array, limits: ZipLimits): { entries: Un
       if (final) {
         settled = true;
         const bytes = Buffer.concat(parts);
-        if (nestedArchive(bytes, name)) entries.push({ name, status: 'refused', code: 'unsupported_media_type', reason: 'Archives inside the archive are not unpacked' });
-        else entries.push({ name, status: 'file', bytes });
+        parts.length = 0;
+        if (nestedArchive(bytes, name)) ready.push({ name, status: 'refused', code: 'unsupported_media_type', reason: 'Archives inside the archive are not unpacked' });
+        else ready.push({ name, status: 'file', bytes });
       }
     };
     try {
@@ -142,11 +170,24 @@ export function unpackZip(archive: Uint8Array, limits: ZipLimits): { entries: Un
       if (!settled) refuse('invalid_input', 'The entry uses a compression method that is not supported');
     }
   };
+  // Entries are handed out between slices, so what one slice completes is all that waits here.
+  function* handOut(): Generator<UnpackedEntry, void, void> {
+    for (let i = 0; i < ready.length; i++) {
+      const entry = ready[i]!;
+      ready[i] = undefined as never; // the caller's copy is the only one left
+      yield entry;
+    }
+    ready.length = 0;
+  }
   try {
-    for (let i = 0; i < archive.length; i += SLICE) unzip.push(archive.subarray(i, i + SLICE), i + SLICE >= archive.length);
     if (archive.length === 0) unzip.push(archive, true);
+    for (let i = 0; i < archive.length; i += SLICE) {
+      unzip.push(archive.subarray(i, i + SLICE), i + SLICE >= archive.length);
+      yield* handOut();
+    }
   } catch {
     damaged = true;
   }
-  return { entries, damaged };
+  yield* handOut();
+  return { damaged };
 }

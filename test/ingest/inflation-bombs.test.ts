@@ -9,7 +9,7 @@ import path from 'node:path';
 import { deflateRawSync, deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { parseDocx } from '../../src/ingest/parse-docx';
-import { unpackZip } from '../../src/ingest/unpack-zip';
+import { unpackZip, unpackZipEntries } from '../../src/ingest/unpack-zip';
 import { parsePdf } from '../../src/ingest/parse-pdf';
 import { checkPdfInflation } from '../../src/ingest/pdf-inflation';
 import { checkInflatedSize } from '../../src/ingest/zip';
@@ -66,6 +66,28 @@ describe('decompression bombs', () => {
     expect(entries.map((e) => [e.name, e.status])).toEqual([['bomb.txt', 'refused'], ['next.txt', 'file']]);
     // fflate inflated the whole member at once before (628 MB); now 16 KB slices, dropped once refused.
     expect(grownMb).toBeLessThan(200);
+  });
+
+  it('inflates a bulk-upload ZIP one entry at a time, as the caller takes them (ten 20 MB entries held 200 MB at once)', () => {
+    const archive = makeZip(Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`big-${i}.txt`, { deflated: deflateBomb(20), declaredSize: 20 * MB }])));
+    const limits = { maxEntryBytes: 25 * MB, maxEntries: 1000, maxInflatedBytes: 200 * MB };
+    let asked = 0;
+    const unpacking = unpackZipEntries(archive, limits, () => ++asked > 0);
+    const first = unpacking.next();
+    expect(first.done).toBe(false);
+    expect(first.value).toMatchObject({ name: 'big-0.txt', status: 'file' });
+    // The second entry may have begun in the same slice, but no further one.
+    expect(asked).toBeLessThanOrEqual(2);
+    const rest = [...{ [Symbol.iterator]: () => unpacking }];
+    expect(rest.map((e) => e.status)).toEqual(Array(9).fill('file'));
+    expect(asked).toBe(10);
+  });
+
+  it('lists the entries it is told not to inflate as unread, without inflating them', () => {
+    const archive = makeZip({ 'a.txt': 'first', 'b.txt': { deflated: deflateBomb(20), declaredSize: 10 }, '.hidden': 'x', '../up.txt': 'x' });
+    let taken = 0;
+    const seen = [...{ [Symbol.iterator]: () => unpackZipEntries(archive, { maxEntryBytes: 25 * MB, maxEntries: 1000, maxInflatedBytes: 200 * MB }, () => taken++ === 0) }];
+    expect(seen.map((e) => [e.name, e.status])).toEqual([['a.txt', 'file'], ['b.txt', 'unread'], ['.hidden', 'skipped'], ['../up.txt', 'refused']]);
   });
 });
 

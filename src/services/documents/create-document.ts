@@ -11,6 +11,7 @@ import { enqueueOrgJob } from '../../jobs/enqueue';
 import { withOrgShare } from '../org-share';
 import { lockOrg } from '../orgs/lock-org';
 import { planLimits } from '../plans';
+import { writeDocumentFile } from './document-file';
 import { toDocumentDto, type DocumentDto } from './document-dto';
 
 export type NewDocument = {
@@ -62,7 +63,7 @@ export async function createDocument(ctx: ServiceContext, doc: NewDocument): Pro
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    if (doc.bytes) await trx.insertInto('document_files').values({ document_id: inserted.id, bytes: doc.bytes }).execute();
+    if (doc.bytes) await writeDocumentFile(trx, inserted.id, doc.bytes);
     await enqueueOrgJob(trx, 'documents__ingest', { document_id: inserted.id }, { jobKey: ingestJobKey(inserted.id), orgId: org.id, documentId: inserted.id });
     return inserted;
   }));

@@ -15,7 +15,7 @@
 import { z } from 'zod';
 import type { ServiceContext } from '../../context';
 import { AppError, type ErrorCode } from '../../errors';
-import { isDocumentArchive, unpackZip } from '../../ingest/unpack-zip';
+import { isDocumentArchive, unpackZipEntries } from '../../ingest/unpack-zip';
 import { parseInput } from '../../validation';
 import { requireKb } from '../kbs/require-kb';
 import type { DocumentDto } from './document-dto';
@@ -51,14 +51,15 @@ export async function ingestUploads(
     report.push({ filename, status: 'refused', document_id: null, error: { code, message } });
 
   const deadline = Date.now() + ctx.config.bulkUpload.budgetMs;
+  // At least one file is always created, so a slow unpack never turns the request into "nothing accepted".
+  const pastDeadline = () => documents.length > 0 && Date.now() > deadline;
   let unprocessed = 0;
+  const notProcessed = (filename: string) => {
+    unprocessed++;
+    refused(filename, 'not_processed', `Not processed: this request reached its time limit of ${ctx.config.bulkUpload.budgetMs / 1000} s; send this file again in another request`);
+  };
   const accept = async (filename: string, bytes: Buffer) => {
-    // At least one file is always created, so a slow unpack never turns the request into "nothing accepted".
-    if (documents.length > 0 && Date.now() > deadline) {
-      unprocessed++;
-      refused(filename, 'not_processed', `Not processed: this request reached its time limit of ${ctx.config.bulkUpload.budgetMs / 1000} s; send this file again in another request`);
-      return;
-    }
+    if (pastDeadline()) return notProcessed(filename);
     try {
       const document = await acceptFile(ctx, kb, filename, bytes, batchId);
       documents.push(document);
@@ -81,20 +82,27 @@ export async function ingestUploads(
         continue;
       }
       const limits = ctx.config.bulkUpload;
-      const { entries, damaged } = unpackZip(file.bytes, {
+      // One entry inflated at a time, and none once the budget is spent (src/ingest/unpack-zip.ts).
+      const unpacking = unpackZipEntries(file.bytes, {
         maxEntryBytes: ctx.config.maxUploadBytes,
         maxEntries: limits.zipMaxEntries,
         maxInflatedBytes: limits.zipMaxInflatedBytes,
-      });
-      if (damaged && entries.length === 0) {
-        refused(filename, 'invalid_input', 'The ZIP archive is damaged and cannot be read');
-        continue;
-      }
-      for (const entry of entries) {
+      }, () => !pastDeadline());
+      let listed = 0;
+      let next = unpacking.next();
+      for (; !next.done; next = unpacking.next()) {
+        const entry = next.value;
+        listed++;
         const name = entry.name;
         if (entry.status === 'file') await accept(name, entry.bytes);
+        else if (entry.status === 'unread') notProcessed(name);
         else if (entry.status === 'skipped') report.push({ filename: name, status: 'skipped', document_id: null, error: { code: 'skipped', message: entry.reason } });
         else refused(name, entry.code, entry.reason);
+      }
+      const { damaged } = next.value;
+      if (damaged && listed === 0) {
+        refused(filename, 'invalid_input', 'The ZIP archive is damaged and cannot be read');
+        continue;
       }
       if (damaged) refused(filename, 'invalid_input', 'The ZIP archive is damaged after the entries listed');
     }

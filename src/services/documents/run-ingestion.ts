@@ -16,6 +16,7 @@ import { isPermanentIngestError, PermanentIngestError } from '../../ingest/error
 import { MAX_CHUNKS_PER_DOCUMENT, planLimits } from '../plans';
 import type { DocumentType, ParsedDocument } from '../../ingest/types';
 import { crawlDocument } from './crawl-document';
+import { readDocumentFile } from './document-file';
 import { embedChunks } from './embed-chunks';
 import { INGEST_STEP_CHUNKS, ingestInSteps, runIngestionStep } from './ingest-steps';
 import { ProgressReporter } from './progress';
@@ -57,9 +58,9 @@ export async function runIngestion(
     const { extractUpload } = await import('../../ingest/extract-document');
     let parsed: ParsedDocument;
     if (doc.source === 'upload') {
-      const file = await deps.db.selectFrom('document_files').select('bytes').where('document_id', '=', doc.id).executeTakeFirst();
+      const file = await readDocumentFile(deps.db, doc.id);
       if (!file) return 'skipped';
-      parsed = await extractUpload(file.bytes, { filename: doc.filename, type: doc.content_type as DocumentType, config: deps.config, onProgress });
+      parsed = await extractUpload(file, { filename: doc.filename, type: doc.content_type as DocumentType, config: deps.config, onProgress });
     } else {
       const done = await crawlDocument(deps, doc, { full: true, progress });
       if (!done) return 'skipped';
