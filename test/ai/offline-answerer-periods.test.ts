@@ -32,6 +32,8 @@ describe('offline answerer over reports of several periods', () => {
     expect(fit).toEqual([0, 0, 1, 1, 0]);
     // A question naming no period leaves the passages alike.
     expect(documentPeriodFit('Is Contoso capital-intensive?', PASSAGES.map((p) => p.source))).toEqual([null, null, null, null, null]);
+    // A number in a file name is a counter as often as a year: untitled files have no period.
+    expect(documentPeriodFit('Who won the league in 2015?', ['squad-2015.txt', 'squad-17.txt'])).toEqual([null, null]);
   });
 
   it("answers from the report of the year the question names, not another year's look-alike", () => {
