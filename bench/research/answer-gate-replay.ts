@@ -5,7 +5,7 @@
  * FinanceBench's companies while every other set is watched: the held-out half, both namings,
  * earnings calls, the SQuAD sample, off-topic and held-out off-topic questions.
  *
- *   node --import tsx bench/research/answer-gate-replay.ts FILE [--verbose tuning|held-out|all] [--refusals]
+ *   node --import tsx bench/research/answer-gate-replay.ts FILE [--verbose tuning|held-out|all] [--refusals] [--answers]
  *
  * FinanceBench's rows of the dump name passages by document id; the filing is read back from the
  * passage's source line (the file name, or for opaque names the SHA-1 of the filing's bytes).
@@ -22,7 +22,7 @@ import { containsFigure, goldFigures, loadFinanceBench, type FinanceQuestion } f
 import { readReportsDump, type DumpedQuestion } from '../lib/reports-dump';
 import { containsAnswer } from '../lib/squad';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { verbose: { type: 'string' }, refusals: { type: 'boolean', default: false } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { verbose: { type: 'string' }, refusals: { type: 'boolean', default: false }, answers: { type: 'boolean', default: false } } });
 const DATA = path.resolve(import.meta.dirname, '../../../shared/data/financebench');
 
 // Filing of an opaque file name: the SHA-1 of its bytes, as bench/lib/financebench.ts names it.
@@ -41,24 +41,29 @@ export function replay(r: DumpedQuestion) {
   const chunks = r.passages.map((p, i) => ({ ...r.scores[i]!, text: p.text }) as unknown as RetrievedChunk);
   const retrieval: Retrieval = { chunks, confident: r.confident, lexicalCeiling: r.lexicalCeiling };
   const gate = decideAnswerGate({ question: r.question, retrieval, passages: r.passages, offline: true });
-  if (!gate.pass) return { refused: true, reason: gate.reason, text: NOT_FOUND_ANSWER, markers: [] as number[] };
+  const why = `support ${gate.support} named ${gate.namedCoverage} full ${gate.fullCoverage}`;
+  if (!gate.pass) return { refused: true, reason: gate.reason, text: NOT_FOUND_ANSWER, markers: [] as number[], why };
   // The prompt round trip: sources on one line, the document read back from the source line.
   const passages = r.passages.map((p) => {
     const source = p.source.replace(/\s+/g, ' ').trim();
     return { ...p, source, document: sourceDocument(source), text: p.text.trim() };
   });
   const a = answerFromPassages(r.question, passages, {});
-  return { refused: a.refused, reason: a.refused ? 'model_refused' : 'answered', text: a.text, markers: a.markers };
+  const best = a.ranked[0];
+  const detail = best ? `; best sentence [${best.marker}] score ${best.score.toFixed(2)} coverage ${best.coverage.toFixed(2)} focus ${best.focusHit} offTarget ${best.offTarget}` : '';
+  return { refused: a.refused, reason: a.refused ? 'model_refused' : 'answered', text: a.text, markers: a.markers, why: why + detail };
 }
 void passageSource;
 
 let mismatches = 0;
-type Tally = { n: number; refused: number; cites: number; figure: number; withGold: number; reasons: Record<string, number> };
+type Tally = { n: number; refused: number; cites: number; only: number; figure: number; withGold: number; reasons: Record<string, number> };
 const tallies = new Map<string, Tally>();
-const tally = (key: string) => tallies.get(key) ?? (tallies.set(key, { n: 0, refused: 0, cites: 0, figure: 0, withGold: 0, reasons: {} }), tallies.get(key)!);
+const tally = (key: string) => tallies.get(key) ?? (tallies.set(key, { n: 0, refused: 0, cites: 0, only: 0, figure: 0, withGold: 0, reasons: {} }), tallies.get(key)!);
 
 for (const r of readReportsDump(positionals[0]!)) {
   const out = replay(r);
+  // One line per question, to diff two versions of the answer code over the same dump.
+  if (values.answers) console.log(`ANSWER ${r.corpus} ${r.kind} ${r.question.slice(0, 80)} => ${out.text}`);
   const live = (r as { live?: { refused: boolean; cited: string[] } }).live;
   if (live && live.refused !== out.refused) mismatches++;
   if (r.corpus.startsWith('financebench') && r.kind === 'answerable') {
@@ -81,7 +86,7 @@ for (const r of readReportsDump(positionals[0]!)) {
     if (show) {
       const top = filings.includes(q.docName) ? `right filing at ${filings.indexOf(q.docName) + 1}` : 'right filing not retrieved';
       console.log(
-        `[${r.corpus} ${q.half}] ${out.refused ? `REFUSED (${out.reason})` : cites ? 'cites' : 'CITES OTHER'}${figure ? ' figure' : ''}; ${top}; confident ${r.confident}\n  Q: ${r.question}\n  gold: ${q.answer.slice(0, 160)}\n  A: ${out.text.slice(0, 400)}\n  got: ${filings.map((f, i) => `${f}:${r.passages[i]!.source.match(/page \d+/)?.[0] ?? ''}`).join(' | ')}`,
+        `[${r.corpus} ${q.half}] ${out.refused ? `REFUSED (${out.reason})` : cites ? 'cites' : 'CITES OTHER'}${figure ? ' figure' : ''}; ${top}; confident ${r.confident}; ${out.why}\n  Q: ${r.question}\n  gold: ${q.answer.slice(0, 160)}\n  A: ${out.text.slice(0, 400)}\n  got: ${filings.map((f, i) => `${f}:${r.passages[i]!.source.match(/page \d+/)?.[0] ?? ''}`).join(' | ')}`,
       );
     }
     continue;
@@ -91,8 +96,9 @@ for (const r of readReportsDump(positionals[0]!)) {
   t.n++;
   if (out.refused) (t.refused++, (t.reasons[out.reason] = (t.reasons[out.reason] ?? 0) + 1));
   if (r.kind === 'answerable' && !out.refused && out.markers.some((m) => r.files[m - 1] === r.want)) t.cites++;
+  if (r.kind === 'answerable' && !out.refused && out.markers.every((m) => r.files[m - 1] === r.want)) t.only++;
   if (r.kind === 'squad' && !out.refused && containsAnswer(out.text, r.answers!)) t.cites++;
-  if ((r.kind === 'off-topic' || r.kind === 'held-out') && !out.refused && values.verbose) console.log(`ANSWERED ${r.kind} on ${r.corpus}: ${r.question}\n  A: ${out.text.slice(0, 200)}`);
+  if ((r.kind === 'off-topic' || r.kind === 'held-out') && !out.refused && values.verbose) console.log(`ANSWERED ${r.kind} on ${r.corpus}: ${r.question} (${out.why})\n  A: ${out.text.slice(0, 200)}`);
 }
 
 console.table(
@@ -104,6 +110,7 @@ console.table(
         answered: t.n - t.refused,
         'right doc / gold': t.cites,
         share: (t.cites / Math.max(1, t.n)).toFixed(3),
+        'cites only': t.only ? (t.only / Math.max(1, t.n)).toFixed(3) : '',
         figure: t.withGold ? `${t.figure} / ${t.withGold}` : '',
         refusals: Object.entries(t.reasons).map(([k, v]) => `${k} ${v}`).join(', '),
       },

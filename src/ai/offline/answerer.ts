@@ -20,6 +20,8 @@
  */
 import { NOT_FOUND_ANSWER, type AnswerPassage } from '../prompts';
 import { alreadySaidPenalty } from './already-said';
+import { documentPeriodFit } from './document-period';
+import { findPeriods } from './periods';
 import { askingPart } from './support';
 import { figureAdjustment, holdsFigure, pickFigureSentence } from './figures';
 import { MONTHS, WEEKDAYS, STOPWORDS, isNumberWord, questionContent, splitSentences, tokenize, type Token } from './text';
@@ -319,11 +321,23 @@ export function answerFromPassages(request: string, passages: AnswerPassage[], o
   const passageCoverage = passageStems.map(
     (set, i) => qTerms.reduce((a, t) => a + (set.has(t) || sources[i]!.has(t) ? weight.get(t)! : 0), 0) / total,
   );
-  // A passage whose document lacks a number, period or name the question gives, where another
-  // passage's has it, is about another company or period: its sentences are not the answer.
-  const specs = specifiers(qTokens);
+  // A passage whose document is of another period than the one the question names, where another
+  // passage's document is of that period, is another report: its sentences are not the answer
+  // (document-period.ts; "FY2022" is in no passage, "fiscal year 2022" in the source line of some).
+  const periodFit = documentPeriodFit(question, passages.map((p) => p.source));
+  const bestPeriodFit = Math.max(0, ...periodFit.map((f) => f ?? 0));
+  // Likewise a passage whose document (or text) lacks a number, period or name the question gives,
+  // where another passage's has it, is about another company or period; the question's periods
+  // count as words here only when the documents' periods do not tell the passages apart.
+  const periodsTell = periodFit.some((f) => (f ?? 0) < bestPeriodFit);
+  const periodTokens = new Set(periodsTell ? findPeriods(question).flatMap((m) => qTokens.filter((t) => t.start >= m.start && t.end <= m.end)) : []);
+  const specs = specifiers(qTokens.filter((t) => !periodTokens.has(t)));
   const specHits = passageStems.map((set, i) => specs.filter((t) => set.has(t) || sources[i]!.has(t)).length);
-  const bestSpecHits = Math.max(0, ...specHits);
+  // Names are compared among the passages of the period asked: a name only another year's report
+  // happens to repeat does not make the report of the year asked off target.
+  const onPeriod = (i: number) => (periodFit[i] ?? 0) >= bestPeriodFit;
+  const bestSpecHits = Math.max(0, ...specHits.filter((_, i) => onPeriod(i)));
+  const offTargetOf = (i: number) => !onPeriod(i) || specHits[i]! < bestSpecHits;
 
   // Topic terms are shared by most passages (the product or person everything is about); the
   // focus terms are what the question asks about them. A sentence that matches only the topic
@@ -419,7 +433,7 @@ export function answerFromPassages(request: string, passages: AnswerPassage[], o
     const lengthPenalty = s.tokens.length > avgLen * 1.5 ? 0.04 * Math.min(2, s.tokens.length / avgLen - 1.5) : 0;
     const rankPrior = passages.length > 1 ? 0.03 * (1 - s.passageIndex / (passages.length - 1)) : 0.03;
     const lead = leadDocument !== undefined && passages[s.passageIndex]!.document === leadDocument ? opts.leadDocumentBonus : 0;
-    const offTarget = specHits[s.passageIndex]! < bestSpecHits;
+    const offTarget = offTargetOf(s.passageIndex);
     const score =
       (direct + context + bigram + proximity) / total +
       typeBonus +

@@ -1,0 +1,55 @@
+/**
+ * The offline answerer over passages of several periodic reports of one organisation: the period a
+ * question names is said by each report's source line ("fiscal year ended December 31, 2022"), not
+ * by its passages, and the question writes it otherwise ("FY2022"). The answer is quoted from the
+ * report of that period, even where another year's report holds a sentence matching more words; a
+ * question over a range of periods is answered from the report of the latest, which gives the
+ * earlier ones for comparison. Own fixtures (document-period.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import { answerFromPassages } from '../../src/ai/offline/answerer';
+import { documentPeriodFit } from '../../src/ai/offline/document-period';
+import { passageSource, type AnswerPassage } from '../../src/ai/prompts';
+
+const report = (year: number) => ({
+  name: `0000950170-${String(year + 1).slice(2)}-000123.pdf`,
+  title: `Contoso Freight plc · Form 10-K · fiscal year ended December 31, ${year} (fiscal year ${year})`,
+});
+// As answer-stream.ts numbers them: the document is known to the answerer only through the source line.
+const passage = (marker: number, year: number, page: number, text: string): AnswerPassage => ({ marker, text, source: passageSource({ ...report(year), page }) });
+
+const PASSAGES: AnswerPassage[] = [
+  passage(1, 2018, 40, 'Contoso Freight is a capital-intensive business: the fleet of wagons and locomotives needs constant maintenance.'),
+  passage(2, 2018, 41, 'Capital expenditure was 1,577 in 2018, mostly on new wagons.'),
+  passage(3, 2022, 38, 'Since 2021 Contoso Freight leases most of its wagons, so the business is less capital-intensive: capital expenditure on the fleet fell to 412 in 2022.'),
+  passage(4, 2022, 39, 'The lease liabilities of the business were 2,310 at the end of 2022.'),
+  passage(5, 2020, 36, 'Revenue was 5,120 in 2020, after 5,404 in 2019.'),
+];
+
+describe('offline answerer over reports of several periods', () => {
+  it('reads each passage period from its source line, not from how the question writes it', () => {
+    const fit = documentPeriodFit('Is Contoso capital-intensive based on FY2022 data?', PASSAGES.map((p) => p.source));
+    expect(fit).toEqual([0, 0, 1, 1, 0]);
+    // A question naming no period leaves the passages alike.
+    expect(documentPeriodFit('Is Contoso capital-intensive?', PASSAGES.map((p) => p.source))).toEqual([null, null, null, null, null]);
+    // A number in a file name is a counter as often as a year: untitled files have no period.
+    expect(documentPeriodFit('Who won the league in 2015?', ['squad-2015.txt', 'squad-17.txt'])).toEqual([null, null]);
+  });
+
+  it("answers from the report of the year the question names, not another year's look-alike", () => {
+    const answer = answerFromPassages('Is Contoso Freight a capital-intensive business based on FY2022 data?', PASSAGES);
+    expect(answer.refused).toBe(false);
+    // Passage 1 holds "capital-intensive business" word for word, but it is the 2018 report's.
+    expect(answer.markers).not.toContain(1);
+    expect(answer.markers[0]).toBe(3);
+  });
+
+  it('answers a question over a range of periods from the report of the latest', () => {
+    const fit = documentPeriodFit('How did Contoso revenue change from FY2020 to FY2022?', PASSAGES.map((p) => p.source));
+    expect(fit).toEqual([0, 0, 1, 1, 0.5]);
+    const answer = answerFromPassages('How did the capital expenditure of Contoso Freight change from FY2018 to FY2022?', PASSAGES);
+    expect(answer.refused).toBe(false);
+    // Not also the 2018 report's "Capital expenditure was 1,577 in 2018": the 2022 report is the one asked.
+    expect(answer.markers).toEqual([3]);
+  });
+});
