@@ -87,13 +87,25 @@ describe('document titles', () => {
     // The first filing's subject was read from its cover's agency line; the others print it as a headline.
     const kb = ['UNITED STATES · Form 10-K · fiscal year 2022', 'Globex Inc · Form 10-K · fiscal year 2022', 'Initech Corp · Form 10-K · fiscal year 2022', 'Hooli Inc · Form 10-K · fiscal year 2022'];
     const cover = [null, 'UNITED STATES\nSECURITIES AND EXCHANGE COMMISSION', 'UNITED STATES', 'UNITED STATES\nSECURITIES AND EXCHANGE COMMISSION'];
-    const q = "What restructuring costs are in Globex's income statement for FY2022? If none are outlined then state 0.";
+    // Written all in lower case, so that only the covers can tell the name from the ordinary word.
+    const q = "what restructuring costs are in globex's income statement for fy2022? if none are outlined then state 0.";
     const withCovers = titleBoosts(q, kb, { universe: kb, cover });
     expect(withCovers[1]).toBe(Math.max(...withCovers));
     expect(withCovers[0]).toBeLessThan(withCovers[1]!);
     // Without the covers, "state" is as rare among the subjects as the company's name.
     const without = titleBoosts(q, kb, { universe: kb });
     expect(without[0]).toBeGreaterThanOrEqual(without[1]!);
+  });
+
+  it('count a title word the question writes as a name above ordinary words a title happens to share', () => {
+    const kb = ['Acme Company · Annual Report · 2022', 'Globex Holdings · Annual Report · 2022', 'Initech Group · Annual Report · 2022', 'Hooli Group · Annual Report · 2022'];
+    const q = 'Has Globex improved its margin? If margin is not useful for a company like this, say so.';
+    const b = titleBoosts(q, kb, { universe: kb });
+    expect(b[1]).toBe(Math.max(...b));
+    expect(b[0]).toBeLessThan(b[1]!);
+    // In lower case the question names nothing as a name: the rarer title word decides, as before.
+    const lower = titleBoosts(q.toLowerCase(), kb, { universe: kb });
+    expect(lower[0]).toBe(lower[1]);
   });
 
   it('read a name written short: the first letters of a word, or the initials of its words', () => {

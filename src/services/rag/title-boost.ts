@@ -102,16 +102,33 @@ function wordBoosts(query: string, titles: Array<{ title: string; words: string;
     for (const s of seen) if (q.has(s)) df.set(s, (df.get(s) ?? 0) + 1);
   }
   const n = titles.length;
+  // A question that writes some matching word as a name (capitalised inside a sentence, or an
+  // abbreviation) names the document by it; its other matching words ("company", "state") are
+  // ordinary words that a title happens to share, and count for less. A question written all in
+  // lower case says nothing either way: every word counts in full.
+  const names = namesIn(query);
+  const named = [...df.keys()].some((s) => names.has(s));
+  const weightOf = (s: string) => Math.log(n / df.get(s)!) * (named && !names.has(s) ? ORDINARY_WORD_WEIGHT : 1);
   const score = new Map<string, number>();
   for (const [t, stems] of stemsOf) {
     let sum = 0;
-    for (const s of stems) if (df.has(s)) sum += Math.log(n / df.get(s)!);
+    for (const s of stems) if (df.has(s)) sum += weightOf(s);
     score.set(t, sum);
   }
   const best = Math.max(...score.values());
   if (best <= 0) return out;
   for (const [t, s] of score) out.set(t, (TITLE_BOOST * s) / best);
   return out;
+}
+
+/** How much a title word the question writes in lower case counts beside one it writes as a name. */
+const ORDINARY_WORD_WEIGHT = 0.5;
+
+/** The stems of the words a question writes as names: capitalised but not first in a sentence, and abbreviations. */
+function namesIn(query: string): Set<string> {
+  const names = new Set(abbreviationsIn(query).map(abbreviationKey));
+  for (const m of query.matchAll(/(?<=[\p{L}\p{N},;:)'"’] +)\p{Lu}[\p{L}\p{N}'’&.-]*/gu)) for (const s of contentStems(m[0])) names.add(s);
+  return names;
 }
 
 /**
