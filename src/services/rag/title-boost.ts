@@ -132,7 +132,7 @@ function namesIn(query: string): Set<string> {
 }
 
 /**
- * Names written short in the question: a word of 3–6 capitals ("JPM", "AWK") stands for a name that
+ * Names written short in the question: a word of 3–6 capitals ("JPM", "AWW") stands for a name that
  * begins with it ("JPMorgan") or whose words begin with its letters ("American Water Works" for
  * "AWW"). Mixed case ("VaR") and words with digits are not abbreviations here.
  */
