@@ -325,17 +325,19 @@ export function answerFromPassages(request: string, passages: AnswerPassage[], o
   // passage's document is of that period, is another report: its sentences are not the answer
   // (document-period.ts; "FY2022" is in no passage, "fiscal year 2022" in the source line of some).
   const periodFit = documentPeriodFit(question, passages.map((p) => p.source));
-  const bestPeriodFit = Math.max(0, ...periodFit.map((f) => f ?? 0));
+  const knownFits = periodFit.filter((f): f is number => f !== null);
+  const bestPeriodFit = Math.max(0, ...knownFits);
   // Likewise a passage whose document (or text) lacks a number, period or name the question gives,
   // where another passage's has it, is about another company or period; the question's periods
   // count as words here only when the documents' periods do not tell the passages apart.
-  const periodsTell = periodFit.some((f) => (f ?? 0) < bestPeriodFit);
+  const periodsTell = knownFits.some((f) => f < bestPeriodFit);
   const periodTokens = new Set(periodsTell ? findPeriods(question).flatMap((m) => qTokens.filter((t) => t.start >= m.start && t.end <= m.end)) : []);
   const specs = specifiers(qTokens.filter((t) => !periodTokens.has(t)));
   const specHits = passageStems.map((set, i) => specs.filter((t) => set.has(t) || sources[i]!.has(t)).length);
   // Names are compared among the passages of the period asked: a name only another year's report
-  // happens to repeat does not make the report of the year asked off target.
-  const onPeriod = (i: number) => (periodFit[i] ?? 0) >= bestPeriodFit;
+  // happens to repeat does not make the report of the year asked off target. A passage whose
+  // document names no period is of no other period either.
+  const onPeriod = (i: number) => (periodFit[i] ?? bestPeriodFit) >= bestPeriodFit;
   const bestSpecHits = Math.max(0, ...specHits.filter((_, i) => onPeriod(i)));
   const offTargetOf = (i: number) => !onPeriod(i) || specHits[i]! < bestSpecHits;
 

@@ -23,8 +23,10 @@ function documentTitle(source: string | undefined): string {
 
 /**
  * Per passage, how well its document's period answers for the periods the question names (1 that
- * period, 0.5 the year of a quarter asked, 0 another: periodMatch), or null for every passage when
- * that cannot tell passages apart (the question names no period, or no document names one).
+ * period, 0.5 the year of a quarter asked, 0 another: periodMatch), or null where that is unknown:
+ * for a passage whose document names no period (it is of no other period either), and for every
+ * passage when the question names no period, no document names one, or the question asks for "the
+ * latest" while some document's period is unknown (that one may be the latest).
  */
 export function documentPeriodFit(question: string, sources: ReadonlyArray<string | undefined>): Array<number | null> {
   const none = sources.map(() => null);
@@ -33,6 +35,7 @@ export function documentPeriodFit(question: string, sources: ReadonlyArray<strin
   const asked = questionPeriods(question);
   let wanted: Period[] = [...asked.named, ...asked.guidedBy];
   if (wanted.length === 0 && asked.relative.length > 0) {
+    if (periodsOf.some((ps) => ps.length === 0)) return none;
     const latest = latestPeriod(periodsOf.flat());
     wanted = latest ? asked.relative.map((r) => resolveRelative(r, latest)) : [];
   }
@@ -41,5 +44,5 @@ export function documentPeriodFit(question: string, sources: ReadonlyArray<strin
   // compare with the periods before), so it fits best; a report of an earlier named period fits less.
   const latest = latestPeriod(asked.named);
   const fit = (w: Period, p: Period) => periodMatch(w, p) * (latest && asked.named.length > 1 && order(w) < order(latest) ? 0.5 : 1);
-  return periodsOf.map((ps) => Math.max(0, ...wanted.flatMap((w) => ps.map((p) => fit(w, p)))));
+  return periodsOf.map((ps) => (ps.length === 0 ? null : Math.max(0, ...wanted.flatMap((w) => ps.map((p) => fit(w, p))))));
 }

@@ -416,7 +416,12 @@ export function DocumentView({ kbId, docId }: { kbId: string; docId: string }) {
   const [query, setQuery] = useState('');
   const [applied, setApplied] = useState('');
   const [reloadKey, setReloadKey] = useState(0);
-  const { data, error } = useLoad(() => gql(DocumentDetail, { kbId, id: docId, ...(applied ? { query: applied } : {}) }), [kbId, docId, applied, reloadKey]);
+  // The data says which search it answers: for a render after a new search and before its load,
+  // the old list must not be announced as the new search's result.
+  const { data, error } = useLoad(
+    async () => ({ ...(await gql(DocumentDetail, { kbId, id: docId, ...(applied ? { query: applied } : {}) })), searched: applied }),
+    [kbId, docId, applied, reloadKey],
+  );
   const [more, setMore] = useState<Chunk[]>([]);
   const [next, setNext] = useState<number | null | undefined>(undefined);
   const [patched, setPatched] = useState<Record<string, Chunk>>({});
@@ -463,7 +468,7 @@ export function DocumentView({ kbId, docId }: { kbId: string; docId: string }) {
               <button type="submit">Search</button>
               {applied && <button type="button" onClick={() => (setQuery(''), setApplied(''))}>Show all</button>}
             </form>
-            {applied && <p class="small" role="status">{chunks.length}{nextAfter != null ? '+' : ''} {chunks.length === 1 ? 'chunk contains' : 'chunks contain'} “{applied}”.</p>}
+            {applied && data?.searched === applied && <p class="small" role="status">{chunks.length}{nextAfter != null ? '+' : ''} {chunks.length === 1 ? 'chunk contains' : 'chunks contain'} “{applied}”.</p>}
             {chunks.map((c) => (
               <ChunkItem key={c.id} kbId={kbId} docId={docId} chunk={c} onChange={(n) => setPatched((p) => ({ ...p, [n.id]: n }))} />
             ))}
