@@ -34,6 +34,11 @@ describe('offline answerer over reports of several periods', () => {
     expect(documentPeriodFit('Is Contoso capital-intensive?', PASSAGES.map((p) => p.source))).toEqual([null, null, null, null, null]);
     // A number in a file name is a counter as often as a year: untitled files have no period.
     expect(documentPeriodFit('Who won the league in 2015?', ['squad-2015.txt', 'squad-17.txt'])).toEqual([null, null]);
+    // A report whose source line names no period is of no other period: unknown, not off target, and
+    // "the latest quarter" cannot be resolved past it.
+    const undated = passageSource({ name: 'orvik-q3.md', title: 'Orvik Tools quarterly report', page: 2 });
+    expect(documentPeriodFit('Is Contoso capital-intensive based on FY2022 data?', [PASSAGES[2]!.source, undated])).toEqual([1, null]);
+    expect(documentPeriodFit('What was the gross margin for the latest quarter?', [PASSAGES[0]!.source, undated])).toEqual([null, null]);
   });
 
   it("answers from the report of the year the question names, not another year's look-alike", () => {
