@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerPassages, collectAnswer } from '../../src/services/rag/answer-stream';
-import { figurePageBonuses, withinChosenDocument, asksForFigures } from '../../src/services/rag/figure-pages';
+import { figurePageBonuses, withinChosenDocument, asksForFigures, onePassagePerPageFirst } from '../../src/services/rag/figure-pages';
 import { answerChunks, retrieve } from '../../src/services/rag/retrieve';
 import { startSearch } from '../../src/services/rag/search';
 import { createContext } from '../../src/context';
@@ -47,6 +47,12 @@ describe('withinChosenDocument', () => {
     const top = [row('a1', 'A'), row('b1', 'B'), row('a2', 'A'), row('c1', 'C')];
     const order = [row('a9', 'A'), row('a1', 'A'), row('a2', 'A')];
     expect(withinChosenDocument(top, 'A', order).map((r) => r.id)).toEqual(['a9', 'b1', 'a1', 'c1']);
+  });
+
+  it('puts each page first passage before any page second, keeping the order otherwise', () => {
+    const at = (id: string, page: number | null) => ({ id, page });
+    const order = [at('a', 4), at('b', 4), at('c', 9), at('d', 4), at('e', null), at('f', null), at('g', 9), at('h', 2)];
+    expect(onePassagePerPageFirst(order).map((r) => r.id)).toEqual(['a', 'c', 'e', 'f', 'h', 'b', 'd', 'g']);
   });
 
   it('asks for figures unless the question asks who, when, where or why', () => {
@@ -142,5 +148,39 @@ describe('a question for an amount in a named document', () => {
     // Citations point at passages the answer read, all of them retrieved.
     for (const c of [...done.citations, ...done.closest]) expect(on.chunks.some((x) => x.chunk_id === c.chunk_id) || read.has(c.chunk_id)).toBe(true);
     for (const c of done.citations) expect(read.has(c.chunk_id)).toBe(true);
+  });
+});
+
+describe('a long page that matches the question', () => {
+  it('holds one of the chosen document places until every other matching page has one', async () => {
+    // One page long enough for several passages, every paragraph about the allowance; two short
+    // pages and the table page also answer it. A second passage of the long page tells nothing new.
+    const longPage = Array.from({ length: 28 }, (_, j) =>
+      j % 2 === 0
+        ? `The daily meal allowance is meant for meals on working days away, rule ${j + 1} of the travel policy.`
+        : `A traveller claims the daily meal allowance per day away, never twice for the same day, note ${j + 1}.`,
+    );
+    const doc = policy('Contoso Travel | Travel Policy', [
+      ['Booking flights.', 'Flights are booked through the travel desk in economy class.'],
+      longPage,
+      ['Conferences.', 'On conferences the meal allowance is paid unless meals are included.'],
+      ['Allowance table', 'Zurich 95 240 35', 'Geneva 92 230 35', 'Oslo 88 210 30', 'London 80 260 30', 'Paris 75 220 25'],
+      ['Training.', 'During training courses the meal allowance is paid for each day away.'],
+    ]);
+    const { api_key } = await createOrgWithKey(t.deps);
+    const api = restClient(t.app, api_key);
+    const kbId: string = (await api.post('/api/kbs', { name: 'Travel' })).body.kb.id;
+    const other = policy('Fabrikam Foods | Employee Handbook', [['Working hours are from nine to five.'], ['The canteen serves lunch every day.']]);
+    expect((await uploadFile(t.app, api_key, kbId, { name: 'travel.pdf', bytes: doc, type: 'application/pdf' })).status).toBe(202);
+    expect((await uploadFile(t.app, api_key, kbId, { name: 'handbook.pdf', bytes: other, type: 'application/pdf' })).status).toBe(202);
+    await runQueuedJobs(t);
+    const kb = await t.deps.db.selectFrom('knowledge_bases').selectAll().where('id', '=', kbId as KbId).executeTakeFirstOrThrow();
+    const longPassages = await t.deps.db.selectFrom('chunks').select('id').where('kb_id', '=', kbId as KbId).where('page', '=', 2).where('text', 'like', '%allowance%').execute();
+    expect(longPassages.length).toBeGreaterThanOrEqual(3);
+
+    const { chunks } = await retrieve(t.deps, kb, 'What is the daily meal allowance for Zurich in the Contoso Travel policy?', { topK: 4 });
+    const pages = chunks.map((c) => c.page);
+    expect(new Set(pages).size).toBe(4);
+    expect(pages).toContain(4);
   });
 });

@@ -13,7 +13,7 @@ import { bm25Sql, candidateSql, generatorQuery, lengthNormSql, lexicalQuery, typ
 import { documentEvidence } from './document-evidence';
 import { aboutDocument, titleBoosts } from './title-boost';
 import type { DocumentIdentity } from '../../ingest/document-identity';
-import { asksForFigures, documentPassages, figurePageBonuses, FIGURE_PAGE_WEIGHT, withinChosenDocument } from './figure-pages';
+import { asksForFigures, documentPassages, figurePageBonuses, FIGURE_PAGE_WEIGHT, onePassagePerPageFirst, withinChosenDocument } from './figure-pages';
 import { enabledChunkSql, nearestSql, queryVectorSql, similaritySql, type QueryVector } from './vector-search';
 import { retrievalDuration } from '../../metrics';
 
@@ -328,14 +328,17 @@ async function withFigurePages(
   const scored = figurePageBonuses(passages, stats, weights, input.weight);
   const inPool = new Map(ranked.filter((r) => r.document_id === first.document_id).map((r) => [r.id as string, r]));
   const ids = new Set([...inPool.keys(), ...scored.keys()]);
-  const order = [...ids]
-    .map((id) => {
-      const s = scored.get(id) ?? { fused: 0, bonus: 0 };
-      return { id, key: (inPool.get(id)?.fused ?? s.fused + first.offset) + s.bonus, bonus: s.bonus };
-    })
-    // Only a passage with a bonus can come from beyond the candidates.
-    .filter((o) => inPool.has(o.id) || o.bonus > 0)
-    .sort((a, b) => b.key - a.key || (a.id < b.id ? -1 : 1));
+  const pageOf = new Map(passages.map((p) => [p.id, p.page]));
+  const order = onePassagePerPageFirst(
+    [...ids]
+      .map((id) => {
+        const s = scored.get(id) ?? { fused: 0, bonus: 0 };
+        return { id, key: (inPool.get(id)?.fused ?? s.fused + first.offset) + s.bonus, bonus: s.bonus, page: pageOf.get(id) ?? inPool.get(id)?.page ?? null };
+      })
+      // Only a passage with a bonus can come from beyond the candidates.
+      .filter((o) => inPool.has(o.id) || o.bonus > 0)
+      .sort((a, b) => b.key - a.key || (a.id < b.id ? -1 : 1)),
+  );
   const slots = top.filter((r) => r.document_id === first.document_id).length;
   const wanted = order.slice(0, slots);
   const missing = wanted.filter((o) => !inPool.has(o.id)).map((o) => o.id as ChunkId);
