@@ -30,6 +30,7 @@ import {
   type CrawlErrorCode,
   type CrawlTransientCode,
 } from './errors.js';
+import { openCrawlQueue } from './crawl-queue.js';
 import { decodeBody, parseHtmlPage, parseTextPage } from './html-page.js';
 import { RobotsCache } from './robots.js';
 import { SafeHttpClient } from './safe-http-client.js';
@@ -394,8 +395,10 @@ export async function crawlSite(options: CrawlSiteOptions, hooks: CrawlTestHooks
       storageClientOptions: { persistStorage: false, writeMetadata: false },
     });
 
+    const requestQueue = await openCrawlQueue(config, budget * 4);
     crawler = new HttpCrawler(
       {
+        requestQueue,
         httpClient: client,
         log: new Log({ level: LogLevel.OFF, prefix: 'GroundworkCrawler' }),
         useSessionPool: false,
