@@ -18,6 +18,7 @@ import {
 import { pdfWithContentStreams, textContent } from '../ingest/pdf-fixture';
 import { deflateBomb, makeDocx, makeZip } from '../ingest/zip-fixture';
 import { graphqlDocument, type Endpoint, type GraphQLEndpoint } from './abuse-endpoints';
+import { measureNeighbourSamples, type NeighbourSamples } from './neighbour-process';
 
 export type Target = { url: string; key: string; kbId: string; docId: string };
 
@@ -284,28 +285,6 @@ export function percentile(values: number[], p: number): number {
 }
 
 /** Another organisation's requests while the abuse runs: GET /api/kbs and a search, in turn. */
-export function measureNeighbour(target: Target, stop: AbortSignal): Promise<{ kbs: number[]; search: number[]; failures: string[] }> {
-  const out = { kbs: [] as number[], search: [] as number[], failures: [] as string[] };
-  return (async () => {
-    while (!stop.aborted) {
-      for (const [kind, init] of [
-        ['kbs', { method: 'GET' }],
-        ['search', { method: 'POST', body: JSON.stringify({ kb_id: target.kbId, query: 'How long do refunds take?' }) }],
-      ] as const) {
-        const started = performance.now();
-        const res = await fetch(`${target.url}${kind === 'kbs' ? '/api/kbs' : '/api/rag/search'}`, {
-          ...init,
-          headers: { 'x-api-key': target.key, 'content-type': 'application/json' },
-        }).catch((e: Error) => e);
-        if (res instanceof Error || res.status !== 200) {
-          const cause = res instanceof Error ? (res.cause as { code?: string; message?: string } | undefined) : undefined;
-          out.failures.push(res instanceof Error ? `${kind}: ${res.message} ${cause?.code ?? ''} ${cause?.message ?? ''}` : `${kind} ${res.status}`);
-        }
-        else await res.arrayBuffer();
-        out[kind].push(performance.now() - started);
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    return out;
-  })();
+export function measureNeighbour(target: Target, stop: AbortSignal): Promise<NeighbourSamples> {
+  return measureNeighbourSamples(target, () => stop.aborted);
 }

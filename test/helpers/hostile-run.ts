@@ -10,7 +10,8 @@ import { execFile } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import { zipSync } from 'fflate';
-import { measureNeighbour, percentile } from './abuse';
+import { percentile } from './abuse';
+import { neighbourProcess } from './neighbour-process';
 import type { Orgs } from './abuse-run';
 import { rssMb, type StartedServer } from './server-process';
 
@@ -135,8 +136,8 @@ export async function hostileRun(server: StartedServer, orgs: Orgs, dataDir: str
       // gone: reported by the exit check
     }
   }, 200);
-  const stop = new AbortController();
-  const neighbour = measureNeighbour(orgs.victim, stop.signal);
+  // The victim is another client: its own process, so it waits only on the server.
+  const neighbour = await neighbourProcess(orgs.victim);
 
   const started = performance.now();
   const attacks: Array<Promise<Hostile>> = [
@@ -174,8 +175,7 @@ export async function hostileRun(server: StartedServer, orgs: Orgs, dataDir: str
   const hostile = await Promise.all(attacks);
   const attackSeconds = (performance.now() - started) / 1000;
   const small = await victimFile;
-  stop.abort();
-  const n = await neighbour;
+  const n = await neighbour.stop();
   const peakDuring = peak;
   // A minute after the attack's requests are answered (the worker may still be refusing what it accepted).
   await new Promise((r) => setTimeout(r, opts.afterSeconds * 1000));
