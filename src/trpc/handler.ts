@@ -37,6 +37,30 @@ async function parsedBody(request: Request): Promise<{ request: Request } | { re
   }
 }
 
+/**
+ * Calls one batched request may hold. Every call of a batch runs before the answer goes out, so a
+ * batch of 50 lists held one HTTP request for 5–6 s on the embedded database under load (issue 26);
+ * the dashboard sends none, and a client batching more splits them (httpBatchLink's `maxItems`).
+ */
+export const MAX_BATCH_CALLS = 20;
+
+function tooLargeBatch(request: Request): Response | null {
+  const url = new URL(request.url);
+  if (url.searchParams.get('batch') !== '1') return null;
+  const calls = url.pathname.replace(/^\/trpc\//, '').split(',').length;
+  if (calls <= MAX_BATCH_CALLS) return null;
+  return Response.json(
+    {
+      error: {
+        message: `A batch may hold at most ${MAX_BATCH_CALLS} calls; this one holds ${calls}. Send them in smaller batches (httpBatchLink's maxItems).`,
+        code: -32600,
+        data: { code: 'BAD_REQUEST', httpStatus: 400, path: url.pathname.replace(/^\/trpc\//, ''), app_code: 'invalid_input', field: 'batch' },
+      },
+    },
+    { status: 400 },
+  );
+}
+
 function parseError(request: Request, message: string): Response {
   const path = new URL(request.url).pathname.replace(/^\/trpc\//, '');
   return Response.json(
@@ -49,6 +73,8 @@ export function createTrpcHandler(deps: HttpDeps) {
   return async (request: Request, requestId: string) => {
     // Tagged rather than `instanceof Response`: under @hono/node-server the global Response is the
     // adapter's own class, which `Response.json` does not return (that check let every parse error through as a 500).
+    const refused = tooLargeBatch(request);
+    if (refused) return refused;
     const parsed = await parsedBody(request);
     if ('refusal' in parsed) return parsed.refusal;
     return fetchRequestHandler({
