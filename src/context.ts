@@ -24,6 +24,8 @@ export type ServiceContext = AppDeps & {
   org: Organization;
   apiKeyId: ApiKeyId | null;
   requestId: string;
+  /** When the caller was authenticated (ms since the epoch): where a request's time budgets start. */
+  receivedAt: number;
 };
 
 export function createContext(deps: AppDeps, org: Organization, opts: { apiKeyId?: ApiKeyId | null; requestId: string }): ServiceContext {
@@ -33,5 +35,6 @@ export function createContext(deps: AppDeps, org: Organization, opts: { apiKeyId
     org,
     apiKeyId: opts.apiKeyId ?? null,
     requestId: opts.requestId,
+    receivedAt: Date.now(),
   };
 }

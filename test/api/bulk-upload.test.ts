@@ -88,6 +88,49 @@ describe('bulk upload answers at once (issue 26)', () => {
     }
   });
 
+  it('counts its time budget from the request, so a body that took the budget to arrive creates one file', async () => {
+    const quick = await createTestApp({ env: { BULK_UPLOAD_BUDGET_MS: '400' } });
+    try {
+      const { key, kbId } = await newKb(quick);
+      const form = new FormData();
+      for (let i = 0; i < 5; i++) form.append('file', new Blob([`file ${i}`]), `f${i}.txt`);
+      form.set('kb_id', kbId);
+      const encoded = new Response(form);
+      const bytes = new Uint8Array(await encoded.arrayBuffer());
+      // A slow client: half the body when the server starts reading it (after authentication), the
+      // rest well after the whole budget.
+      const half = Math.floor(bytes.length / 2);
+      let pulls = 0;
+      const body = new ReadableStream<Uint8Array>(
+        {
+          async pull(controller) {
+            pulls++;
+            if (pulls === 1) return controller.enqueue(bytes.subarray(0, half));
+            await new Promise((r) => setTimeout(r, 1_500));
+            controller.enqueue(bytes.subarray(half));
+            controller.close();
+          },
+        },
+        { highWaterMark: 0 },
+      );
+      const res = await quick.app.fetch(
+        new Request('http://groundwork.test/api/ingest/upload', {
+          method: 'POST',
+          headers: { 'x-api-key': key, 'content-type': encoded.headers.get('content-type')! },
+          body,
+          duplex: 'half',
+        } as RequestInit),
+      );
+      expect(res.status).toBe(202);
+      const answer = (await res.json()) as any;
+      // At least one file is always created; the other four are left for another request.
+      expect(answer.documents).toHaveLength(1);
+      expect(answer.files.filter((f: any) => f.error?.code === 'not_processed')).toHaveLength(4);
+    } finally {
+      await quick.close();
+    }
+  });
+
   it('inflates no ZIP entry once its time budget is spent: a ZIP of 1 MB files answers with the rest not_processed', async () => {
     const quick = await createTestApp({ env: { BULK_UPLOAD_BUDGET_MS: '100' } });
     try {
