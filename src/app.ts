@@ -38,6 +38,7 @@ export function createApp(appDeps: AppDeps & Partial<Pick<HttpDeps, 'rateLimiter
     const incoming = c.req.header('x-request-id');
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     c.set('requestId', requestId);
+    c.set('receivedAt', Date.now());
     c.set('logger', deps.logger.child({ requestId }));
     const started = performance.now();
     await next();
@@ -81,7 +82,7 @@ export function createApp(appDeps: AppDeps & Partial<Pick<HttpDeps, 'rateLimiter
     return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
   });
   app.route('/', createDashboardRoutes(deps));
-  app.all('/trpc/*', (c) => trpc(c.req.raw, c.var.requestId));
+  app.all('/trpc/*', (c) => trpc(c.req.raw, c.var.requestId, c.var.receivedAt));
 
   app.notFound((c) => c.json(errorBody(new AppError('not_found', `No route for ${c.req.method} ${c.req.path}`)), 404));
 

@@ -24,17 +24,17 @@ export type ServiceContext = AppDeps & {
   org: Organization;
   apiKeyId: ApiKeyId | null;
   requestId: string;
-  /** When the caller was authenticated (ms since the epoch): where a request's time budgets start. */
+  /** When the request arrived (ms since the epoch; when it was authenticated if the transport does not say): where its time budgets start. */
   receivedAt: number;
 };
 
-export function createContext(deps: AppDeps, org: Organization, opts: { apiKeyId?: ApiKeyId | null; requestId: string }): ServiceContext {
+export function createContext(deps: AppDeps, org: Organization, opts: { apiKeyId?: ApiKeyId | null; requestId: string; receivedAt?: number }): ServiceContext {
   return {
     ...deps,
     logger: deps.logger.child({ requestId: opts.requestId, orgId: org.id }),
     org,
     apiKeyId: opts.apiKeyId ?? null,
     requestId: opts.requestId,
-    receivedAt: Date.now(),
+    receivedAt: opts.receivedAt ?? Date.now(),
   };
 }

@@ -16,7 +16,8 @@ export async function authenticateRequest(
   headers: Headers,
   requestId: string,
   /** `cost`: rate-limit points the request uses (a GraphQL request with 50 root fields costs 50). */
-  opts: { sessionCookie?: boolean; cost?: number } = {},
+  /** `receivedAt`: when the request arrived (its time budgets count from there, authentication included). */
+  opts: { sessionCookie?: boolean; cost?: number; receivedAt?: number } = {},
 ): Promise<ServiceContext> {
   const apiKey = headers.get('x-api-key');
   const session = opts.sessionCookie && !apiKey ? readSessionCookie(headers) : null;
@@ -24,9 +25,9 @@ export async function authenticateRequest(
     assertDashboardRequest(headers, { trustProxy: deps.config.trustProxy });
     const { org, sessionId } = await authenticateAdminSession(deps, session);
     await deps.rateLimiter.consume(sessionId, opts.cost ?? 1);
-    return createContext(deps, org, { requestId });
+    return createContext(deps, org, { requestId, receivedAt: opts.receivedAt });
   }
   const { org, apiKeyId } = await authenticateApiKey(deps, apiKey);
   await deps.rateLimiter.consume(apiKeyId, opts.cost ?? 1);
-  return createContext(deps, org, { apiKeyId, requestId });
+  return createContext(deps, org, { apiKeyId, requestId, receivedAt: opts.receivedAt });
 }

@@ -28,7 +28,7 @@ export function createRestApi(deps: HttpDeps) {
 
   app.use('*', async (c, next) => {
     if (PUBLIC_PATHS.has(c.req.path)) return next();
-    c.set('svc', await authenticateRequest(deps, c.req.raw.headers, c.var.requestId));
+    c.set('svc', await authenticateRequest(deps, c.req.raw.headers, c.var.requestId, { receivedAt: c.var.receivedAt }));
     return next();
   });
 

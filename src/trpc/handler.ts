@@ -70,7 +70,7 @@ function parseError(request: Request, message: string): Response {
 }
 
 export function createTrpcHandler(deps: HttpDeps) {
-  return async (request: Request, requestId: string) => {
+  return async (request: Request, requestId: string, receivedAt = Date.now()) => {
     // Tagged rather than `instanceof Response`: under @hono/node-server the global Response is the
     // adapter's own class, which `Response.json` does not return (that check let every parse error through as a 500).
     const refused = tooLargeBatch(request);
@@ -81,7 +81,7 @@ export function createTrpcHandler(deps: HttpDeps) {
       endpoint: '/trpc',
       req: parsed.request,
       router: appRouter,
-      createContext: () => ({ deps, headers: request.headers, requestId }),
+      createContext: () => ({ deps, headers: request.headers, requestId, receivedAt }),
     });
   };
 }

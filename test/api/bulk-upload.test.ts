@@ -88,7 +88,7 @@ describe('bulk upload answers at once (issue 26)', () => {
     }
   });
 
-  it('counts its time budget from the request, so a body that took the budget to arrive creates one file', async () => {
+  it("counts its time budget from the request's arrival, so a body that took the budget to arrive creates one file", async () => {
     const quick = await createTestApp({ env: { BULK_UPLOAD_BUDGET_MS: '400' } });
     try {
       const { key, kbId } = await newKb(quick);

@@ -4,8 +4,8 @@
  * so one bad file never sinks the others; the report says, per file, what was accepted and why
  * anything was refused or skipped.
  *
- * The request answers within a time budget (BULK_UPLOAD_BUDGET_MS, 3 s from the request's
- * authentication, so reading the body counts): a ZIP of 5,000 tiny files
+ * The request answers within a time budget (BULK_UPLOAD_BUDGET_MS, 3 s from the request's arrival,
+ * so authenticating and reading the body count): a ZIP of 5,000 tiny files
  * took 276 s to create 1,000 documents and the client, timing out, never learnt their ids (issue
  * 26). Files still unprocessed when the budget runs out are reported `refused` with code
  * `not_processed` and are not created: the client sends them again in another request.
@@ -51,7 +51,7 @@ export async function ingestUploads(
   const refused = (filename: string, code: ErrorCode | string, message: string) =>
     report.push({ filename, status: 'refused', document_id: null, error: { code, message } });
 
-  // From the request's authentication, not from here: reading the body and waiting for the
+  // From the request's arrival, not from here: authenticating, reading the body and waiting for the
   // database under load took seconds before this point, and the answer is what the budget bounds.
   const deadline = ctx.receivedAt + ctx.config.bulkUpload.budgetMs;
   // At least one file is always created, so a slow unpack never turns the request into "nothing accepted".
