@@ -15,8 +15,10 @@ export async function authenticateRequest(
   deps: HttpDeps,
   headers: Headers,
   requestId: string,
-  /** `cost`: rate-limit points the request uses (a GraphQL request with 50 root fields costs 50). */
-  /** `receivedAt`: when the request arrived (its time budgets count from there, authentication included). */
+  /**
+   * `cost`: rate-limit points the request uses (a GraphQL request with 50 root fields costs 50).
+   * `receivedAt`: when the request arrived (its time budgets count from there, authentication included).
+   */
   opts: { sessionCookie?: boolean; cost?: number; receivedAt?: number } = {},
 ): Promise<ServiceContext> {
   const apiKey = headers.get('x-api-key');

@@ -47,14 +47,15 @@ export const MAX_BATCH_CALLS = 20;
 function tooLargeBatch(request: Request): Response | null {
   const url = new URL(request.url);
   if (url.searchParams.get('batch') !== '1') return null;
-  const calls = url.pathname.replace(/^\/trpc\//, '').split(',').length;
+  const path = url.pathname.replace(/^\/trpc\//, '');
+  const calls = path.split(',').length;
   if (calls <= MAX_BATCH_CALLS) return null;
   return Response.json(
     {
       error: {
         message: `A batch may hold at most ${MAX_BATCH_CALLS} calls; this one holds ${calls}. Send them in smaller batches (httpBatchLink's maxItems).`,
         code: -32600,
-        data: { code: 'BAD_REQUEST', httpStatus: 400, path: url.pathname.replace(/^\/trpc\//, ''), app_code: 'invalid_input', field: 'batch' },
+        data: { code: 'BAD_REQUEST', httpStatus: 400, path, app_code: 'invalid_input', field: 'batch' },
       },
     },
     { status: 400 },

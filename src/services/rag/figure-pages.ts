@@ -22,8 +22,8 @@
  *
  * Within that order, each page's best passage comes before any page's second (onePassagePerPageFirst),
  * so the document's places show as many of its pages as they can: measured on FinanceBench, three
- * or four of the 68 questions had their evidence page sixth or seventh behind a second and third
- * passage of one page (docs/answers.md, 27 Nov).
+ * of the 68 questions had their evidence page sixth or seventh, behind a second and third passage
+ * of one page (docs/answers.md, 27 Nov).
  *
  * A figure is a number standing alone: not glued to letters or a hyphen ("3M", "10-K", "FY2018",
  * "A4"). A document without page numbers (Markdown, plain text) has one page: no bonus.
