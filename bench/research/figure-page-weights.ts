@@ -5,28 +5,16 @@
  *
  *   node --import tsx bench/research/figure-page-weights.ts [--names real|opaque] [--weights 0,0.5,1,1.5,2]
  */
-import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createOrg } from '../../src/services/orgs/create-org';
 import { retrieve } from '../../src/services/rag/retrieve';
-import type { KbId } from '../../src/ids';
 import { openBenchRuntime } from '../lib/bench-runtime';
-import { loadFinanceBench } from '../lib/financebench';
-import { defaultKbCacheDir, kbCacheKey, restoreKb } from '../lib/kb-cache';
+import { restoreFinanceBench } from './lib/financebench-snapshot';
 
 const { values } = parseArgs({ options: { names: { type: 'string', default: 'real' }, weights: { type: 'string', default: '0,0.5,1,1.5,2' } } });
 const naming = values.names as 'real' | 'opaque';
 const rt = await openBenchRuntime('postgres');
 try {
-  const { files, questions } = loadFinanceBench(path.resolve(import.meta.dirname, '../../../shared/data/financebench'), { naming });
-  const { org } = await createOrg(rt.deps, { name: 'Weights', slug: 'weights', plan: 'pro' });
-  const snapshot = path.join(defaultKbCacheDir(), `${kbCacheKey(`financebench (${naming} names)`, files, rt.deps.embeddings.default.id)}.jsonl.gz`);
-  const kbId = (await restoreKb(rt.deps.db, snapshot, org.id)) as KbId | null;
-  if (!kbId) throw new Error(`no snapshot ${snapshot}`);
-  const kb = await rt.deps.db.selectFrom('knowledge_bases').selectAll().where('id', '=', kbId).executeTakeFirstOrThrow();
-  const docs = await rt.deps.db.selectFrom('documents').select(['id', 'filename']).where('kb_id', '=', kbId).execute();
-  const wantOf = new Map(files.map((f) => [f.filename, f.docName]));
-  const filingOf = new Map(docs.map((d) => [d.id as string, wantOf.get(d.filename) ?? '']));
+  const { kb, questions, filingOf } = await restoreFinanceBench(rt, naming);
   for (const weight of values.weights.split(',').map(Number)) {
     const hits = { tuning: 0, 'held-out': 0 };
     let first = 0;
