@@ -6,11 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerPassages, collectAnswer } from '../../src/services/rag/answer-stream';
-import { figurePageBonuses, withinChosenDocument, asksForFigures, onePassagePerPageFirst } from '../../src/services/rag/figure-pages';
+import { documentPassages, figurePageBonuses, withinChosenDocument, asksForFigures, onePassagePerPageFirst, isIndexPage } from '../../src/services/rag/figure-pages';
 import { answerChunks, retrieve } from '../../src/services/rag/retrieve';
 import { startSearch } from '../../src/services/rag/search';
 import { createContext } from '../../src/context';
-import type { KbId } from '../../src/ids';
+import type { DocumentId, KbId } from '../../src/ids';
 import { restClient } from '../helpers/api-client';
 import { createOrgWithKey } from '../helpers/factories';
 import { runQueuedJobs } from '../helpers/jobs';
@@ -21,10 +21,10 @@ import { pdfWithPages, type PdfLine } from '../ingest/pdf-fixture';
 describe('figurePageBonuses', () => {
   const stats = { lexicalMean: 1, lexicalSd: 1, denseMean: 0.2, denseSd: 0.1 };
   const weights = { lexical: 0.8, dense: 0.2 };
-  const prose = (id: string, page: number, lexical: number) => ({ id, page, lexical, dense: 0.2, figures: 1, words: 100 });
+  const prose = (id: string, page: number, lexical: number) => ({ id, page, position: page, lexical, dense: 0.2, figures: 1, words: 100, smallNumbers: [] });
 
   it('moves up the passages of a page of figures that match the question above the document mean, by the page z', () => {
-    const passages = [prose('a', 1, 3), prose('b', 2, 2.5), prose('c', 3, 0.2), { id: 't', page: 4, lexical: 2, dense: 0.2, figures: 40, words: 100 }];
+    const passages = [prose('a', 1, 3), prose('b', 2, 2.5), prose('c', 3, 0.2), { ...prose('t', 4, 2), figures: 40 }];
     const out = figurePageBonuses(passages, stats, weights, 1);
     expect(out.get('a')!.bonus).toBe(0);
     expect(out.get('c')!.bonus).toBe(0);
@@ -34,10 +34,38 @@ describe('figurePageBonuses', () => {
   });
 
   it('gives nothing to a page of figures that does not match the question, nor to a document without pages', () => {
-    const far = { id: 't', page: 4, lexical: 0, dense: 0, figures: 40, words: 100 };
+    const far = { ...prose('t', 4, 0), dense: 0, figures: 40 };
     expect(figurePageBonuses([prose('a', 1, 3), prose('b', 2, 2.5), far], stats, weights, 1).get('t')!.bonus).toBe(0);
     const unpaged = [prose('a', 1, 3), { ...far, lexical: 3 }].map((p) => ({ ...p, page: null }));
     expect([...figurePageBonuses(unpaged, stats, weights, 1).values()].every((v) => v.bonus === 0)).toBe(true);
+  });
+
+  it('gives nothing to a table of contents, whose numbers are page numbers going up, but keeps the table of figures', () => {
+    const contents = [1, 1, 3, 4, 4, 7, 9, 12, 12, 15, 20, 21];
+    const rows = [38, 30, 21, 145, 93, 113, 101, 44, 4, 8, 2, 19];
+    // The table of contents spreads over two passages of one page, read in order.
+    const passages = [
+      prose('a', 1, 3),
+      prose('b', 2, 2.5),
+      { ...prose('toc1', 3, 3), position: 3, figures: 40, smallNumbers: contents.slice(0, 6) },
+      { ...prose('toc2', 3, 3), position: 4, figures: 40, smallNumbers: contents.slice(6) },
+      { ...prose('t', 4, 3), position: 5, figures: 40, smallNumbers: rows },
+    ];
+    const out = figurePageBonuses(passages, stats, weights, 1);
+    expect(out.get('toc1')!.bonus).toBe(0);
+    expect(out.get('toc2')!.bonus).toBe(0);
+    expect(out.get('t')!.bonus).toBeGreaterThan(0);
+  });
+});
+
+describe('isIndexPage', () => {
+  it('tells page numbers going up from the rows of a table and from one number repeated', () => {
+    expect(isIndexPage([1, 1, 3, 4, 4, 7, 9, 12, 12, 15, 20, 21])).toBe(true);
+    expect(isIndexPage([20, 21, 21, 22, 5, 23, 24, 26, 26, 27, 30])).toBe(true);
+    expect(isIndexPage([38, 30, 21, 145, 93, 113, 101, 44, 4, 8, 2, 19])).toBe(false);
+    expect(isIndexPage([31, 31, 31, 26, 31, 31, 26, 31, 31])).toBe(false);
+    // Too few numbers to say: a short list of sections.
+    expect(isIndexPage([1, 2, 3, 4, 5])).toBe(false);
   });
 });
 
@@ -182,5 +210,30 @@ describe('a long page that matches the question', () => {
     const pages = chunks.map((c) => c.page);
     expect(new Set(pages).size).toBe(4);
     expect(pages).toContain(4);
+  });
+});
+
+describe('the small numbers of a page, read by the database', () => {
+  it('reads page numbers in order, and not amounts, decimals, percentages or numbers glued to letters', async () => {
+    const contents = ['Contents', 'Booking flights 1', 'Meal allowance 2', 'Hotels 4', 'Rail travel 5', 'Car rental 7', 'Insurance 8', 'Expenses 10', 'Approvals 12', 'Contacts 14'];
+    const doc = policy('Contoso Travel | Travel Policy', [
+      contents,
+      ['Allowance table', 'Zurich 95 240 35', 'Geneva 92 230 35', 'Oslo 88 210 30', 'London 80 260 30', 'Paris 75 220 25'],
+      ['Limits', 'Hotels cost at most $1,200 (or 36) a night, 46% of it refunded, per 10-K and 3M rules, 2.5 nights, 13 nights a year.'],
+    ]);
+    const { api_key } = await createOrgWithKey(t.deps);
+    const api = restClient(t.app, api_key);
+    const kbId: string = (await api.post('/api/kbs', { name: 'Contents' })).body.kb.id;
+    expect((await uploadFile(t.app, api_key, kbId, { name: 'contents.pdf', bytes: doc, type: 'application/pdf' })).status).toBe(202);
+    await runQueuedJobs(t);
+    const { id } = await t.deps.db.selectFrom('documents').select('id').where('kb_id', '=', kbId as KbId).executeTakeFirstOrThrow();
+    const passages = await documentPassages(t.deps.db, kbId as KbId, id as DocumentId, null, null);
+    const onPage = (page: number) => passages.filter((p) => p.page === page).sort((a, b) => a.position - b.position).flatMap((p) => p.smallNumbers);
+    expect(onPage(1)).toEqual([1, 2, 4, 5, 7, 8, 10, 12, 14]);
+    expect(isIndexPage(onPage(1))).toBe(true);
+    expect(isIndexPage(onPage(2))).toBe(false);
+    // A passage repeats the end of the one before it: the table's numbers, then this page's own.
+    expect(onPage(3).at(-1)).toBe(13);
+    for (const n of [1200, 200, 36, 46, 10, 3, 2, 5]) expect(onPage(3)).not.toContain(n);
   });
 });

@@ -24,6 +24,11 @@
  * so the document's places show as many of its pages as they can: measured on FinanceBench, three
  * of the 68 questions had their evidence page sixth or seventh, behind a second and third passage
  * of one page (docs/answers.md, 27 Nov).
+
+A table of contents is a page of numbers too, but of page numbers: they go up as the page is read,
+where a table's rows go up and down (isIndexPage). Such a page gets no bonus; measured on
+FinanceBench, the contents pages of plans and agreements filed as exhibits held two questions'
+evidence page out of the top 5 (docs/answers.md, 27 Nov).
  *
  * A figure is a number standing alone: not glued to letters or a hyphen ("3M", "10-K", "FY2018",
  * "A4"). A document without page numbers (Markdown, plain text) has one page: no bonus.
@@ -52,7 +57,46 @@ export function asksForFigures(question: string): boolean {
 /** The mean and standard deviation of each score over the fused candidate set (fuse.ts normalises by them). */
 export type CandidateStats = { lexicalMean: number; lexicalSd: number; denseMean: number; denseSd: number };
 
-export type DocumentPassage = { id: string; page: number | null; lexical: number; dense: number; figures: number; words: number };
+/**
+ * A small whole number standing alone (1 to 3 digits; not a decimal, an amount in brackets, a
+ * percentage or a grouped thousand): what a table of contents points to pages and sections with.
+ */
+const SMALL_NUMBER_PATTERN = String.raw`(?<![[:alnum:](.,$€£¥-])([0-9]{1,3})(?![[:alnum:]%)-]|[.,][0-9])`;
+
+/** At least this many different small numbers on a page before their order says anything. */
+const INDEX_MIN_DISTINCT = 8;
+/** The share of a page's steps between different small numbers that go up, above which the page is an index. */
+const INDEX_RISING_SHARE = 0.8;
+
+export type DocumentPassage = {
+  id: string;
+  page: number | null;
+  /** The passage's place in its document (reading order). */
+  position: number;
+  lexical: number;
+  dense: number;
+  figures: number;
+  words: number;
+  /** The passage's small numbers in reading order (SMALL_NUMBER_PATTERN). */
+  smallNumbers: number[];
+};
+
+/**
+ * Whether a page's small numbers, read in order, mostly go up where they change: the page numbers of
+ * a table of contents or an index ("General 1 ... Purpose 1 ... Vesting 20 ... Forfeiture 21"). Such
+ * a page is dense in numbers but holds no figures; the rows of a table go up and down. A number
+ * repeated ("December 31" on every row) says nothing either way.
+ */
+export function isIndexPage(smallNumbers: number[]): boolean {
+  if (new Set(smallNumbers).size < INDEX_MIN_DISTINCT) return false;
+  let up = 0;
+  let down = 0;
+  for (let i = 1; i < smallNumbers.length; i++) {
+    if (smallNumbers[i]! > smallNumbers[i - 1]!) up++;
+    else if (smallNumbers[i]! < smallNumbers[i - 1]!) down++;
+  }
+  return up / (up + down) >= INDEX_RISING_SHARE;
+}
 
 /**
  * Each passage's fused score (on the candidate set's scale, as if it had been a candidate) and its
@@ -66,15 +110,17 @@ export function figurePageBonuses(
 ): Map<string, { fused: number; bonus: number }> {
   const z = (v: number, mean: number, sd: number) => (sd > 0 ? (v - mean) / sd : 0);
   const fused = passages.map((p) => weights.lexical * z(p.lexical, stats.lexicalMean, stats.lexicalSd) + weights.dense * z(p.dense, stats.denseMean, stats.denseSd));
-  const pages = new Map<number, { figures: number; words: number }>();
-  for (const p of passages) {
+  const pages = new Map<number, { figures: number; words: number; smallNumbers: number[] }>();
+  for (const p of [...passages].sort((a, b) => a.position - b.position)) {
     if (p.page === null) continue;
-    const at = pages.get(p.page) ?? { figures: 0, words: 0 };
+    const at = pages.get(p.page) ?? { figures: 0, words: 0, smallNumbers: [] };
     at.figures += p.figures;
     at.words += p.words;
+    at.smallNumbers.push(...p.smallNumbers);
     pages.set(p.page, at);
   }
   const density = new Map([...pages].filter(([, v]) => v.words > 0).map(([page, v]) => [page, v.figures / v.words]));
+  const indexPages = new Set([...pages].filter(([, v]) => isIndexPage(v.smallNumbers)).map(([page]) => page));
   const values = [...density.values()];
   const mean = values.reduce((a, b) => a + b, 0) / (values.length || 1);
   const sd = Math.sqrt(values.reduce((a, b) => a + (b - mean) ** 2, 0) / (values.length || 1));
@@ -82,7 +128,7 @@ export function figurePageBonuses(
   const out = new Map<string, { fused: number; bonus: number }>();
   passages.forEach((p, i) => {
     const d = p.page === null ? undefined : density.get(p.page);
-    const pageZ = d === undefined || sd === 0 ? 0 : (d - mean) / sd;
+    const pageZ = d === undefined || sd === 0 || indexPages.has(p.page!) ? 0 : (d - mean) / sd;
     const bonus = pageZ > 0 && fused[i]! > relevance ? weight * pageZ : 0;
     out.set(p.id, { fused: fused[i]!, bonus });
   });
@@ -103,9 +149,11 @@ export async function documentPassages(
   const bm25 = lexical ? bm25Sql(lexical, { tsv: sql.ref('c.tsv'), k: lengthNormSql(lexical, 'c') }) : sql<number>`null::float8`;
   const { rows } = await sql<DocumentPassage>`
     with ${vector ? sql`query_vector as (${queryVectorSql(vector)}),` : sql``} doc as (
-      select c.id, c.page, coalesce(${bm25}, 0)::float8 as lexical, coalesce(${dense}, 0)::float8 as dense,
+      select c.id, c.page, c.position, coalesce(${bm25}, 0)::float8 as lexical, coalesce(${dense}, 0)::float8 as dense,
              (select count(*) from regexp_matches(c.text, ${FIGURE_PATTERN}, 'g'))::int as figures,
-             (select count(*) from regexp_matches(c.text, ${String.raw`\S+`}, 'g'))::int as words
+             (select count(*) from regexp_matches(c.text, ${String.raw`\S+`}, 'g'))::int as words,
+             array(select m.match[1]::int from regexp_matches(c.text, ${SMALL_NUMBER_PATTERN}, 'g') with ordinality as m(match, n)
+                   order by m.n) as "smallNumbers"
       from chunks c
       where c.kb_id = ${sql.lit(kbId)} and c.document_id = ${documentId} and ${enabledChunkSql('c')})
     select * from doc order by id`.execute(db);
