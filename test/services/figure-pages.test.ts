@@ -80,7 +80,7 @@ describe('withinChosenDocument', () => {
   it('puts each page first passage before any page second, keeping the order otherwise', () => {
     const at = (id: string, page: number | null) => ({ id, page });
     const order = [at('a', 4), at('b', 4), at('c', 9), at('d', 4), at('e', null), at('f', null), at('g', 9), at('h', 2)];
-    expect(onePassagePerPageFirst(order).map((r) => r.id)).toEqual(['a', 'c', 'e', 'f', 'h', 'b', 'd', 'g']);
+    expect(onePassagePerPageFirst(order, (r) => r.page).map((r) => r.id)).toEqual(['a', 'c', 'e', 'f', 'h', 'b', 'd', 'g']);
   });
 
   it('asks for figures unless the question asks who, when, where or why', () => {

@@ -162,19 +162,20 @@ export async function documentPassages(
 
 /**
  * `order` with each page's first passage before any page's second, stable otherwise: the places a
- * document holds in what retrieval shows go to as many of its pages as they can, as a search engine
- * shows at most a result or two per site. A second passage of a page shown already is a second look
- * at the same place, while another page that matches waits below it. A passage without a page
- * (Markdown, plain text, a web page) stands for itself.
+ * list holds go to as many pages as they can, as a search engine shows at most a result or two per
+ * site. A second passage of a page shown already is a second look at the same place, while another
+ * page that matches waits below it. `pageOf` names a passage's page (null: a passage without one,
+ * from Markdown, plain text or a web page, stands for itself).
  */
-export function onePassagePerPageFirst<R extends { page: number | null }>(order: R[]): R[] {
-  const seen = new Set<number>();
+export function onePassagePerPageFirst<R>(order: R[], pageOf: (r: R) => string | number | null): R[] {
+  const seen = new Set<string | number>();
   const firsts: R[] = [];
   const repeats: R[] = [];
   for (const r of order) {
-    if (r.page !== null && seen.has(r.page)) repeats.push(r);
+    const page = pageOf(r);
+    if (page !== null && seen.has(page)) repeats.push(r);
     else firsts.push(r);
-    if (r.page !== null) seen.add(r.page);
+    if (page !== null) seen.add(page);
   }
   return [...firsts, ...repeats];
 }

@@ -280,7 +280,7 @@ export async function retrieve(
   const shown =
     first && named.includes(first.document_id) && asksForFigures(query)
       ? await withFigurePages(deps.db, kb.id, { ranked, topK: opts.topK, lexical, vector, weights, weight: opts.figurePageWeight ?? FIGURE_PAGE_WEIGHT })
-      : rows;
+      : onePassagePerPage(ranked, opts.topK);
   const chunks = shown.map(toRetrievedChunk);
   timer();
   const answerFrom = shown === rows || shown.every((r, i) => r.id === rows[i]!.id) ? undefined : rows.map(toRetrievedChunk);
@@ -338,6 +338,7 @@ async function withFigurePages(
       // Only a passage with a bonus can come from beyond the candidates.
       .filter((o) => inPool.has(o.id) || o.bonus > 0)
       .sort((a, b) => b.key - a.key || (a.id < b.id ? -1 : 1)),
+    (o) => o.page,
   );
   const slots = top.filter((r) => r.document_id === first.document_id).length;
   const wanted = order.slice(0, slots);
@@ -353,9 +354,18 @@ async function withFigurePages(
     const r = byId.get(o.id);
     return r ? [{ ...r, fused: o.key }] : [];
   });
-  const result = withinChosenDocument(top, first.document_id, reordered);
+  return nonIncreasing(withinChosenDocument(top, first.document_id, reordered));
+}
+
+/** The top k with each page's best passage before any page's second, over every document (onePassagePerPageFirst). */
+function onePassagePerPage(ranked: SearchRow[], topK: number): SearchRow[] {
+  return nonIncreasing(onePassagePerPageFirst(ranked, (r) => (r.page === null ? null : `${r.document_id}:${r.page}`)).slice(0, topK));
+}
+
+/** Published scores kept non-increasing down the list: a passage moved up shows at most the score of the one above it. */
+function nonIncreasing(rows: SearchRow[]): SearchRow[] {
   let ceiling = Infinity;
-  return result.map((r) => {
+  return rows.map((r) => {
     const fused = Math.min(r.fused, ceiling);
     ceiling = fused;
     return { ...r, fused };
