@@ -237,3 +237,38 @@ describe('the small numbers of a page, read by the database', () => {
     for (const n of [1200, 200, 36, 46, 10, 3, 2, 5]) expect(onPage(3)).not.toContain(n);
   });
 });
+
+describe('a long page that matches a question not asking for figures', () => {
+  it('shows each page once before any page twice, over every document, and answers from the ranking as it was', async () => {
+    const longPage = Array.from({ length: 28 }, (_, j) =>
+      j % 2 === 0
+        ? `Travel approval is given by the line manager before booking, rule ${j + 1} of the approval policy.`
+        : `The line manager records each travel approval in the approval register, note ${j + 1}.`,
+    );
+    const doc = policy('Contoso Travel | Approval Policy', [
+      ['Booking flights.', 'Flights are booked through the travel desk once travel approval is given.'],
+      longPage,
+      ['Conferences.', 'Conference travel needs the approval of the line manager and of the budget holder.'],
+    ]);
+    const other = policy('Fabrikam Foods | Employee Handbook', [['Travel approval for drivers is given by the fleet manager.'], ['The canteen serves lunch every day.']]);
+    const { api_key } = await createOrgWithKey(t.deps);
+    const api = restClient(t.app, api_key);
+    const kbId: string = (await api.post('/api/kbs', { name: 'Approvals' })).body.kb.id;
+    expect((await uploadFile(t.app, api_key, kbId, { name: 'approval.pdf', bytes: doc, type: 'application/pdf' })).status).toBe(202);
+    expect((await uploadFile(t.app, api_key, kbId, { name: 'handbook.pdf', bytes: other, type: 'application/pdf' })).status).toBe(202);
+    await runQueuedJobs(t);
+    const kb = await t.deps.db.selectFrom('knowledge_bases').selectAll().where('id', '=', kbId as KbId).executeTakeFirstOrThrow();
+
+    const question = 'Who gives travel approval?';
+    expect(asksForFigures(question)).toBe(false);
+    const retrieval = await retrieve(t.deps, kb, question, { topK: 4 });
+    const places = retrieval.chunks.map((c) => `${c.filename}:${c.page}`);
+    // Four places: the long page once, the other pages of both documents that match.
+    expect(new Set(places).size).toBe(4);
+    const scores = retrieval.chunks.map((c) => c.score);
+    expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+    // What the answer reads is the ranking itself, where the long page's passages come first.
+    const read = answerChunks(retrieval).map((c) => `${c.filename}:${c.page}`);
+    expect(new Set(read).size).toBeLessThan(4);
+  });
+});
