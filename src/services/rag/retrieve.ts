@@ -357,7 +357,11 @@ async function withFigurePages(
   return nonIncreasing(withinChosenDocument(top, first.document_id, reordered));
 }
 
-/** The top k with each page's best passage before any page's second, over every document (onePassagePerPageFirst). */
+/**
+ * What retrieval shows outside the figure-page order: the top k with each page's best passage before
+ * any page's second, over every document and from the candidates beyond k (onePassagePerPageFirst).
+ * The answer reads the ranking as it was (`answerFrom`), so no answer changes with it.
+ */
 function onePassagePerPage(ranked: SearchRow[], topK: number): SearchRow[] {
   return nonIncreasing(onePassagePerPageFirst(ranked, (r) => (r.page === null ? null : `${r.document_id}:${r.page}`)).slice(0, topK));
 }
