@@ -108,6 +108,18 @@ function policy(header: string, pages: string[][]): Buffer {
   return pdfWithPages(body);
 }
 
+/** A KB of one new organisation holding these PDFs, ingested. */
+async function pdfKb(name: string, files: Record<string, Buffer>) {
+  const { api_key, org } = await createOrgWithKey(t.deps);
+  const kbId: string = (await restClient(t.app, api_key).post('/api/kbs', { name })).body.kb.id;
+  for (const [filename, bytes] of Object.entries(files)) {
+    expect((await uploadFile(t.app, api_key, kbId, { name: filename, bytes, type: 'application/pdf' })).status).toBe(202);
+  }
+  await runQueuedJobs(t);
+  const kb = await t.deps.db.selectFrom('knowledge_bases').selectAll().where('id', '=', kbId as KbId).executeTakeFirstOrThrow();
+  return { kb, kbId, org };
+}
+
 describe('a question for an amount in a named document', () => {
   it('shows the page of figures among the top passages only with the figure-page order, and answers as without it', async () => {
     // Prose pages repeat the question's words (Zurich included); the amounts stand only in the table.
@@ -145,13 +157,7 @@ describe('a question for an amount in a named document', () => {
       ['Working hours are from nine to five.', 'Holidays are booked in the calendar.'],
       ['The canteen serves lunch every day.', 'Parking is free for employees.'],
     ]);
-    const { api_key, org } = await createOrgWithKey(t.deps);
-    const api = restClient(t.app, api_key);
-    const kbId: string = (await api.post('/api/kbs', { name: 'Policies' })).body.kb.id;
-    expect((await uploadFile(t.app, api_key, kbId, { name: 'policy-a.pdf', bytes: northwind, type: 'application/pdf' })).status).toBe(202);
-    expect((await uploadFile(t.app, api_key, kbId, { name: 'policy-b.pdf', bytes: other, type: 'application/pdf' })).status).toBe(202);
-    await runQueuedJobs(t);
-    const kb = await t.deps.db.selectFrom('knowledge_bases').selectAll().where('id', '=', kbId as KbId).executeTakeFirstOrThrow();
+    const { kb, kbId, org } = await pdfKb('Policies', { 'policy-a.pdf': northwind, 'policy-b.pdf': other });
     const question = 'What is the daily meal allowance for Zurich in the Northwind Traders travel policy?';
 
     const off = await retrieve(t.deps, kb, question, { topK: 3, figurePageWeight: 0 });
@@ -195,14 +201,8 @@ describe('a long page that matches the question', () => {
       ['Allowance table', 'Zurich 95 240 35', 'Geneva 92 230 35', 'Oslo 88 210 30', 'London 80 260 30', 'Paris 75 220 25'],
       ['Training.', 'During training courses the meal allowance is paid for each day away.'],
     ]);
-    const { api_key } = await createOrgWithKey(t.deps);
-    const api = restClient(t.app, api_key);
-    const kbId: string = (await api.post('/api/kbs', { name: 'Travel' })).body.kb.id;
     const other = policy('Fabrikam Foods | Employee Handbook', [['Working hours are from nine to five.'], ['The canteen serves lunch every day.']]);
-    expect((await uploadFile(t.app, api_key, kbId, { name: 'travel.pdf', bytes: doc, type: 'application/pdf' })).status).toBe(202);
-    expect((await uploadFile(t.app, api_key, kbId, { name: 'handbook.pdf', bytes: other, type: 'application/pdf' })).status).toBe(202);
-    await runQueuedJobs(t);
-    const kb = await t.deps.db.selectFrom('knowledge_bases').selectAll().where('id', '=', kbId as KbId).executeTakeFirstOrThrow();
+    const { kb, kbId } = await pdfKb('Travel', { 'travel.pdf': doc, 'handbook.pdf': other });
     const longPassages = await t.deps.db.selectFrom('chunks').select('id').where('kb_id', '=', kbId as KbId).where('page', '=', 2).where('text', 'like', '%allowance%').execute();
     expect(longPassages.length).toBeGreaterThanOrEqual(3);
 
@@ -221,11 +221,7 @@ describe('the small numbers of a page, read by the database', () => {
       ['Allowance table', 'Zurich 95 240 35', 'Geneva 92 230 35', 'Oslo 88 210 30', 'London 80 260 30', 'Paris 75 220 25'],
       ['Limits', 'Hotels cost at most $1,200 (or 36) a night, 46% of it refunded, per 10-K and 3M rules, 2.5 nights, 13 nights a year.'],
     ]);
-    const { api_key } = await createOrgWithKey(t.deps);
-    const api = restClient(t.app, api_key);
-    const kbId: string = (await api.post('/api/kbs', { name: 'Contents' })).body.kb.id;
-    expect((await uploadFile(t.app, api_key, kbId, { name: 'contents.pdf', bytes: doc, type: 'application/pdf' })).status).toBe(202);
-    await runQueuedJobs(t);
+    const { kbId } = await pdfKb('Contents', { 'contents.pdf': doc });
     const { id } = await t.deps.db.selectFrom('documents').select('id').where('kb_id', '=', kbId as KbId).executeTakeFirstOrThrow();
     const passages = await documentPassages(t.deps.db, kbId as KbId, id as DocumentId, null, null);
     const onPage = (page: number) => passages.filter((p) => p.page === page).sort((a, b) => a.position - b.position).flatMap((p) => p.smallNumbers);
@@ -251,13 +247,7 @@ describe('a long page that matches a question not asking for figures', () => {
       ['Conferences.', 'Conference travel needs the approval of the line manager and of the budget holder.'],
     ]);
     const other = policy('Fabrikam Foods | Employee Handbook', [['Travel approval for drivers is given by the fleet manager.'], ['The canteen serves lunch every day.']]);
-    const { api_key } = await createOrgWithKey(t.deps);
-    const api = restClient(t.app, api_key);
-    const kbId: string = (await api.post('/api/kbs', { name: 'Approvals' })).body.kb.id;
-    expect((await uploadFile(t.app, api_key, kbId, { name: 'approval.pdf', bytes: doc, type: 'application/pdf' })).status).toBe(202);
-    expect((await uploadFile(t.app, api_key, kbId, { name: 'handbook.pdf', bytes: other, type: 'application/pdf' })).status).toBe(202);
-    await runQueuedJobs(t);
-    const kb = await t.deps.db.selectFrom('knowledge_bases').selectAll().where('id', '=', kbId as KbId).executeTakeFirstOrThrow();
+    const { kb } = await pdfKb('Approvals', { 'approval.pdf': doc, 'handbook.pdf': other });
 
     const question = 'Who gives travel approval?';
     expect(asksForFigures(question)).toBe(false);
