@@ -72,7 +72,7 @@ export function documentIdentity(parsed: ParsedDocument, doc: { filename: string
 
   let subject: string | null = null;
   let source: DocumentIdentity['source'] = null;
-  const captioned = captionedName(lines);
+  const captioned = captionedName(lines) ?? listedName(lines);
   if (captioned) [subject, source] = [captioned, 'caption'];
   const prominent = prominentLines(opening).filter((l) => !KIND.test(l) && !PERIOD_ENDED.test(l) && !BOILERPLATE.test(l) && !label(l));
   if (!subject) {
@@ -154,6 +154,28 @@ function captionedName(lines: string[]): string | null {
       const above = lines[i - 1]!;
       if (usableName(above)) return above;
     }
+  }
+  return null;
+}
+
+// A listed issuer as a press release introduces itself: "PepsiCo, Inc. (NASDAQ: PEP)", "Amcor plc
+// (NYSE: AMCR; ASX: AMC)": a name, then a market and a symbol in parentheses. The name is the run of
+// capitalised words (and legal-form words) right before the parenthesis.
+const LISTING = /\(\s*\p{Lu}[\p{L}]{1,9}(?:\s+\p{Lu}[\p{L}]+)?\s*:\s*\p{Lu}[\p{Lu}\p{N}.]{0,7}(?:\s*[;,]\s*\p{Lu}[\p{L}]{1,9}\s*:\s*\p{Lu}[\p{Lu}\p{N}.]{0,7})*\s*\)/u;
+const NAME_WORD = /^(?:\p{Lu}[\p{L}\p{N}&'’.-]*,?|&|and|of|plc|inc\.?|ltd\.?|llc|corp\.?|co\.?|n\.v\.|s\.a\.|ag|se|lp|l\.p\.)$/u;
+const MAX_NAME_WORDS = 6;
+
+function listedName(lines: string[]): string | null {
+  for (const line of lines) {
+    const m = LISTING.exec(line);
+    if (!m) continue;
+    const words = line.slice(0, m.index).trim().split(/\s+/);
+    const name: string[] = [];
+    while (words.length > 0 && name.length < MAX_NAME_WORDS && NAME_WORD.test(words[words.length - 1]!)) name.unshift(words.pop()!);
+    // A name starts with a capital: "and"/"of" at the front belong to the sentence before it.
+    while (name.length > 0 && !/^\p{Lu}/u.test(name[0]!)) name.shift();
+    const candidate = trimName(name.join(' '));
+    if (usableName(candidate)) return candidate;
   }
   return null;
 }

@@ -27,6 +27,8 @@ describe('findPeriods', () => {
       'third fiscal quarter of 2019',
       '3rd quarter 2019',
       "2019's third quarter",
+      'FY2019Q3',
+      '2019Q3',
     ]) {
       expect(periods(`What was revenue in ${text}?`), text).toEqual([{ quarter: 3, year: 2019 }]);
     }
@@ -41,6 +43,9 @@ describe('findPeriods', () => {
       { quarter: null, year: 2021 },
     ]);
     expect(periods('What changed in FY23?')).toEqual([{ quarter: null, year: 2023 }]);
+    // A date names its year.
+    expect(periods('By how much did the facility grow on May 26, 2023?')).toEqual([{ quarter: null, year: 2023 }]);
+    expect(periods('What was signed on June 3rd 2022?')).toEqual([{ quarter: null, year: 2022 }]);
     // Counts and names are not years.
     expect(periods('How many Global 2000 customers do they have?')).toEqual([]);
     expect(periods('They hired 2019 engineers.')).toEqual([]);

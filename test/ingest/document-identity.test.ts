@@ -68,6 +68,21 @@ describe('document identity', () => {
     }
   });
 
+  it('reads a press release issuer from its market and symbol, before a metadata title that names only the exhibit', async () => {
+    const cover: PdfLine[] = [
+      { text: 'Orchard Fields Reports Third-Quarter 2023 Results', y: 740, size: 14 },
+      { text: 'Reported Third-Quarter 2023 Results', y: 715, size: 12 },
+      { text: 'SPRINGFIELD - October 24, 2023 - Orchard Fields, Inc. (NASDAQ: ORFD) today reported results for the third quarter.', y: 680 },
+    ];
+    const parsed = await parsePdf(pdfWithPages([cover, ...BODY.map((t, i) => bodyPage(i + 2, null, t))], { Title: 'Q3 2023 8-K - Exhibit 99.1' }));
+    expect(documentIdentity(parsed, upload('ex99.pdf'))).toMatchObject({ subject: 'Orchard Fields, Inc', source: 'caption' });
+    // Two markets, a legal form in lower case, and a parenthesis that lists no market.
+    const release = (line: string) =>
+      documentIdentity({ sections: [{ text: line, headingPath: [], page: 1 }], cues: { opening: [{ text: line, size: 10 }], running: [] } }, upload('x.pdf'));
+    expect(release('ZURICH - August 15, 2023 - Northwind Packaging plc (NYSE: NWP; ASX: NWP) reports results')?.subject).toBe('Northwind Packaging plc');
+    expect(release('Call the front desk (Tel: 555) for details')?.subject ?? null).toBeNull();
+  });
+
   it('keeps a metadata title that is words, and falls back to the file name last', async () => {
     const plain = BODY.map((t, i) => bodyPage(i + 1, null, t));
     const titled = await parsePdf(pdfWithPages(plain, { Title: 'Harbour Authority Annual Report 2021' }));

@@ -21,18 +21,19 @@ export type RelativePeriod = { latest: true } | { latest: false; yearOffset: num
 
 const ORDINAL_QUARTER: Record<string, number> = { first: 1, '1st': 1, second: 2, '2nd': 2, third: 3, '3rd': 3, fourth: 4, '4th': 4 };
 
-// One alternation per way of writing a quarter; the groups say which. "Q3'23" and "3Q19" carry their year.
+// One alternation per way of writing a quarter; the groups say which. "Q3'23" and "3Q19" carry their year;
+// "FY2023Q1" and "2023Q1" write the year first, with nothing between.
 const QUARTER_RE =
-  /\b(?:Q([1-4])(?:['’](\d{2}))?|([1-4])Q['’]?(\d{2}|\d{4})?|(first|second|third|fourth|1st|2nd|3rd|4th)(?:[\s-]+(?:fiscal|financial|calendar))?[\s-]+quarter)(?![\p{L}\p{N}])/giu;
+  /(?:(?<![\p{L}\p{N}])|(?<=(?:19|20)\d{2}))(?:Q([1-4])(?:['’](\d{2}))?|(?<![\p{L}\p{N}])([1-4])Q['’]?(\d{2}|\d{4})?|(?<![\p{L}\p{N}])(first|second|third|fourth|1st|2nd|3rd|4th)(?:[\s-]+(?:fiscal|financial|calendar))?[\s-]+quarter)(?![\p{L}\p{N}])/giu;
 // "FY23", "FY 2023", "fiscal 2023", "fiscal year '23", "full year 2023", "calendar 2022", "'21", "2021".
 // Two digits count as a year only after FY/CY or an apostrophe ("fiscal year 10" is more likely a count).
 const YEAR_RE =
-  /(?:\b(?:FY|CY)[\s-]*['’]?(\d{4}|\d{2})\b|\b(?:fiscal(?:\s+year)?|financial\s+year|calendar(?:\s+year)?|full[\s-]+(?:fiscal\s+)?year)[\s-]*(?:['’](\d{2})|((?:19|20)\d{2}))\b|(?<![\p{L}\p{N}])['’](\d{2})\b|\b((?:19|20)\d{2})\b)/giu;
+  /(?:\b(?:FY|CY)[\s-]*['’]?(\d{4}|\d{2})(?:\b|(?=Q[1-4]\b))|\b(?:fiscal(?:\s+year)?|financial\s+year|calendar(?:\s+year)?|full[\s-]+(?:fiscal\s+)?year)[\s-]*(?:['’](\d{2})|((?:19|20)\d{2}))\b|(?<![\p{L}\p{N}])['’](\d{2})\b|\b((?:19|20)\d{2})(?:\b|(?=Q[1-4]\b)))/giu;
 
-// Words after which a bare four-digit number is a year ("in 2021", "as of 2022", "May 2022"), not a
+// Words after which a bare four-digit number is a year ("in 2021", "as of 2022", "May 2022", "May 26, 2023"), not a
 // count or part of a name ("Global 2000 customers", "Fortune 500").
 const YEAR_CUE =
-  /\b(?:in|of|for|during|since|between|and|or|from|to|until|through|by|than|vs|versus|year|years|january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)[\s,.]*$/i;
+  /\b(?:in|of|for|during|since|between|and|or|from|to|until|through|by|than|vs|versus|year|years|january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)(?:[\s.]+\d{1,2}(?:st|nd|rd|th)?)?[\s,.]*$/i;
 
 const toYear = (digits: string) => {
   const n = Number(digits);
