@@ -5,7 +5,7 @@
  */
 import { sql } from 'kysely';
 import type { AppDeps } from '../../context';
-import { HNSW_EF_SEARCH, PREPARED } from '../../../db/connect';
+import { PREPARED } from '../../../db/connect';
 import type { KnowledgeBase } from '../../../db/types';
 import type { ChunkId, DocumentId, KbId } from '../../ids';
 import { DEFAULT_FUSION, fusedScoreSql, publishedScore, type Candidate, type FusionWeights } from './fuse';
@@ -65,11 +65,14 @@ export const answerChunks = (retrieval: Retrieval): RetrievedChunk[] => retrieva
  */
 const MAX_PREPARED_TERMS = 12;
 
+/** The candidate pool grows in steps of this many, so that few statement texts exist. */
+const CANDIDATE_STEP = 30;
+
 /**
- * Candidates taken from each side: 4 x top_k, at least HNSW's ef_search (so for top_k up to 7 the
- * vector side's come in one pass), in steps of it so that few statement texts exist.
+ * Candidates taken from each side: 4 x top_k, at least CANDIDATE_STEP, in steps of it. Up to
+ * HNSW_EF_SEARCH of them, the vector side's come in one pass of the index.
  */
-export const candidatePool = (topK: number) => Math.ceil((topK * 4) / HNSW_EF_SEARCH) * HNSW_EF_SEARCH;
+export const candidatePool = (topK: number) => Math.ceil((topK * 4) / CANDIDATE_STEP) * CANDIDATE_STEP;
 
 /** Below this cosine similarity, with no keyword match at all, nothing in the KB is about the question. */
 const MIN_DENSE_WITHOUT_LEXICAL = 0.45;
