@@ -197,7 +197,10 @@ const MAX_ABOUT_DOCUMENTS = 2000;
 const NAMED_DOCUMENTS = 3;
 
 /** What each document of the KB is about (aboutDocument), for the documents that have a title or an identity; null past MAX_ABOUT_DOCUMENTS. */
-async function documentsAbout(db: AppDeps['db'], kbId: KbId): Promise<Array<{ id: string; about: string | null; cover: string | null }> | null> {
+async function documentsAbout(
+  db: AppDeps['db'],
+  kbId: KbId,
+): Promise<Array<{ id: string; about: string | null; cover: string | null; period: string | null }> | null> {
   const rows = await db
     .selectFrom('documents')
     .select(['id', 'title', 'identity'])
@@ -207,7 +210,7 @@ async function documentsAbout(db: AppDeps['db'], kbId: KbId): Promise<Array<{ id
     .limit(MAX_ABOUT_DOCUMENTS + 1)
     .execute();
   if (rows.length > MAX_ABOUT_DOCUMENTS) return null;
-  return rows.map((r) => ({ id: r.id, about: aboutDocument(r.title, r.identity), cover: r.identity?.headline.join('\n') ?? null }));
+  return rows.map((r) => ({ id: r.id, about: aboutDocument(r.title, r.identity), cover: r.identity?.headline.join('\n') ?? null, period: r.identity?.period ?? null }));
 }
 
 export type CandidateScores = { candidates: Candidate<ChunkId>[]; lexicalHits: number; bestSimilarity: number };
@@ -249,7 +252,11 @@ export async function retrieve(
   const about = await documentsAbout(deps.db, kb.id);
   const docBoost = new Map<string, number>();
   if (about) {
-    const boosts = titleBoosts(query, about.map((d) => d.about), { universe: about.map((d) => d.about), cover: about.map((d) => d.cover) });
+    const boosts = titleBoosts(query, about.map((d) => d.about), {
+      universe: about.map((d) => d.about),
+      cover: about.map((d) => d.cover),
+      periods: about.map((d) => d.period),
+    });
     about.forEach((d, i) => boosts[i]! > 0 && docBoost.set(d.id, boosts[i]!));
   }
   const named = [...docBoost.entries()]
@@ -271,7 +278,7 @@ export async function retrieve(
   // (a KB of very many documents), among the candidates' documents.
   const boosts = about
     ? fusedRows.map((r) => docBoost.get(r.document_id) ?? 0)
-    : titleBoosts(query, fusedRows.map((r) => aboutDocument(r.title, r.identity)));
+    : titleBoosts(query, fusedRows.map((r) => aboutDocument(r.title, r.identity)), { periods: fusedRows.map((r) => r.identity?.period ?? null) });
   const titled = fusedRows.map((r, i) => ({ ...r, fused: r.fused + boosts[i]! }));
   const evidence = documentEvidence(titled);
   const ranked = titled

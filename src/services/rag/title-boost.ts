@@ -45,12 +45,19 @@ export function aboutDocument(title: string | null, identity: DocumentIdentity |
  * even where ingestion took it for one's subject; counting covers in a word's spread keeps it from
  * outweighing the real name ("… then state 0" matched a filing whose subject read "UNITED STATES").
  *
+ * `periods`, beside `universe`: per document, the period it states about itself (its identity's), which
+ * is then its only period; a document without one is of the periods its title and identity write.
+ *
  * When the question's words name some documents (their subject), a period counts in proportion to
  * how well a document matches those words: "3M's FY2018 capital expenditure" is 3M's 2018 report,
  * and another company's report of 2018 is no better than 3M's report of another year. When the
  * words name none (every call of one company), the period alone decides, as before.
  */
-export function titleBoosts(query: string, titles: Array<string | null>, opts: { universe?: Array<string | null>; cover?: Array<string | null> } = {}): number[] {
+export function titleBoosts(
+  query: string,
+  titles: Array<string | null>,
+  opts: { universe?: Array<string | null>; cover?: Array<string | null>; periods?: Array<string | null> } = {},
+): number[] {
   const universe = opts.universe ?? titles;
   const distinct = [...new Set(universe.filter((t): t is string => !!t))];
   if (distinct.length < 2) return titles.map(() => 0);
@@ -59,11 +66,20 @@ export function titleBoosts(query: string, titles: Array<string | null>, opts: {
     const t = universe[i];
     if (t && c) coverOf.set(t, `${coverOf.get(t) ?? ''}\n${c}`);
   });
+  const statedOf = new Map<string, string>();
+  opts.periods?.forEach((p, i) => {
+    const t = universe[i];
+    if (t && p && !statedOf.has(t)) statedOf.set(t, p);
+  });
   const asked = questionPeriods(query);
-  const periodsOf = new Map(distinct.map((t) => [t, findPeriods(t, { lenient: true })]));
+  const writtenOf = new Map(distinct.map((t) => [t, findPeriods(t, { lenient: true })]));
+  // A document that states its period (the cover's "for the fiscal year ended December 31, 2022")
+  // is of that period only; the other dates of its title are as often when it was filed ("Form
+  // 10-K filed 02/09/2023" is the 2022 report, not a 2023 one).
+  const periodsOf = new Map(distinct.map((t) => [t, statedOf.has(t) ? findPeriods(statedOf.get(t)!, { lenient: true }) : writtenOf.get(t)!]));
   const words = wordBoosts(
     withoutPeriods(query, asked.named),
-    distinct.map((t) => ({ title: t, words: withoutPeriods(t, periodsOf.get(t)!), cover: coverOf.get(t) ?? '' })),
+    distinct.map((t) => ({ title: t, words: withoutPeriods(t, writtenOf.get(t)!), cover: coverOf.get(t) ?? '' })),
   );
   const periods = periodBoosts(asked, periodsOf);
   const named = words.size > 0;
