@@ -63,3 +63,47 @@ describe('a question naming a company', () => {
     expect(res.body.answer).toContain('7 percent');
   });
 });
+
+describe('a question naming a quarter as FY2024Q1', () => {
+  it("prefers the quarter's press release, whose metadata title names only the exhibit, over the annual report", async () => {
+    const annual = pdfWithPages(
+      [
+        [
+          { text: 'FORM 10-K', y: 740, size: 18 },
+          { text: 'ANNUAL REPORT for the fiscal year ended December 31, 2023', y: 700 },
+          { text: 'CONTOSO FREIGHT PLC', y: 660, size: 18 },
+          { text: '(Exact name of registrant as specified in its charter)', y: 640, size: 8 },
+        ],
+        [
+          { text: 'Contoso Freight raised its full year guidance twice in 2023 because rail volumes grew.', y: 680 },
+          { text: 'Why guidance was raised: new rail contracts and lower fuel costs.', y: 640 },
+        ],
+      ],
+      { Title: '0000950170-24-000101' },
+    );
+    const release = pdfWithPages(
+      [
+        [
+          { text: 'Contoso Freight Reports First-Quarter 2024 Results; Raises Full-Year Guidance', y: 740, size: 14 },
+          { text: 'LONDON - April 24, 2024 - Contoso Freight plc (NASDAQ: CFRT) today reported results for the first quarter.', y: 700 },
+          { text: 'Given a strong start to the year, the company now expects full-year organic revenue to grow 8 percent on new rail contracts.', y: 660 },
+        ],
+      ],
+      { Title: 'Q1 2024 8-K - Exhibit 99.1' },
+    );
+    const { api_key } = await createOrgWithKey(t.deps);
+    const api = restClient(t.app, api_key);
+    const kbId: string = (await api.post('/api/kbs', { name: 'Filings' })).body.kb.id;
+    expect((await uploadFile(t.app, api_key, kbId, { name: '0000950170-24-000101.pdf', bytes: annual, type: 'application/pdf' })).status).toBe(202);
+    expect((await uploadFile(t.app, api_key, kbId, { name: 'ex99-1.pdf', bytes: release, type: 'application/pdf' })).status).toBe(202);
+    await runQueuedJobs(t);
+
+    const docs = (await api.get(`/api/kbs/${kbId}/documents`)).body.documents as Array<{ filename: string; identity: { subject: string | null; period: string | null } | null }>;
+    // The release's issuer is read from "(NASDAQ: CFRT)", not from its exhibit title.
+    expect(docs.find((d) => d.filename === 'ex99-1.pdf')?.identity).toMatchObject({ subject: 'Contoso Freight plc', period: 'Q1 2024' });
+
+    const res = await api.post('/api/rag/search', { kb_id: kbId, query: 'As of FY2024Q1, why did Contoso Freight raise its full year guidance?', top_k: 2 });
+    expect(res.status).toBe(200);
+    expect((res.body.citations as Array<{ filename: string }>)[0]?.filename).toBe('ex99-1.pdf');
+  });
+});
