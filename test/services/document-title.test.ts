@@ -71,6 +71,21 @@ describe('document titles', () => {
     expect(best("What were margins in last year's fourth quarter?")).toEqual(['Q4 2022 Acme Call']);
   });
 
+  it("takes a document's stated period over the dates of its title, which may be when it was filed", () => {
+    const titles = ['Form 10-K for Acme filed 02/09/2023 · fiscal year ended December 31, 2022', 'Form 8-K for Acme filed 05/30/2023', 'Form 10-K for Acme filed 02/11/2022'];
+    const periods = ['fiscal year ended December 31, 2022 (fiscal year 2022)', '2023', 'fiscal year ended December 25, 2021 (fiscal year 2021)'];
+    const question = 'By how much did Acme increase its credit facility on May 26, 2023?';
+    const stated = titleBoosts(question, titles, { periods });
+    expect(stated[1]).toBe(Math.max(...stated));
+    expect(stated[1]).toBeGreaterThan(stated[0]!);
+    // Without the stated periods, the filing date makes the 2022 report one of 2023 too.
+    const written = titleBoosts(question, titles);
+    expect(written[0]).toBe(written[1]);
+    const fy2021 = titleBoosts('What was revenue in fiscal 2021?', titles, { periods });
+    expect(fy2021[2]).toBe(Math.max(...fy2021));
+    expect(fy2021[2]).toBeGreaterThan(fy2021[1]!);
+  });
+
   it('a period counts for the documents whose subject the question names, not for every document of that period', () => {
     const titles = ['Acme Corp Annual Report 2018', 'Acme Corp Annual Report 2022', 'Globex Inc Annual Report 2018'];
     const b = titleBoosts("What was Acme's capital expenditure in FY2018?", titles);
