@@ -7,7 +7,7 @@
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { createApp } from './app';
-import { createDrain, drainServer, within } from './http/graceful-shutdown';
+import { createDrain, drainServer, trackConnections, within } from './http/graceful-shutdown';
 import { hardenServer, serverOptions } from './http/server-limits';
 import { clearServerAddress, recordServerAddress } from './http/server-address';
 import { startWorkerThread, type WorkerThreadHandle } from './jobs/worker-thread';
@@ -65,6 +65,7 @@ async function main() {
     process.stdout.write(`Dashboard: http://${shownHost}:${info.port}/admin\n`);
   });
   hardenServer(server as Server);
+  const connections = trackConnections(server as Server);
   const voice = attachVoiceGateway(server as Server, runtime.deps);
 
   // SIGTERM: stop accepting, and meanwhile finish what is in flight and the inline worker's jobs,
@@ -81,7 +82,7 @@ async function main() {
     // Voice sessions are told `shutting_down` and their turns stored while the database is open.
     const [, drained, workerStopped] = await Promise.all([
       voice.close(),
-      drainServer(server as Server, drain, bound, logger),
+      drainServer(server as Server, drain, bound, logger, connections),
       worker ? within(worker.stop(), bound) : true,
     ]);
     if (config.database.kind === 'embedded') clearServerAddress(config.database.dataDir);

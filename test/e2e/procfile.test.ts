@@ -123,13 +123,16 @@ type Sent = { op: string; port: number; at: number; status: number; retryAfter: 
 /**
  * The platform's router, as the load's client: each request on its own connection (`connection:
  * close`: no pooled connection outlives a drain), to the web processes in turn; a refused
- * connection goes to the next one. Anything else that fails (a reset, a cut response) is logged
+ * connection goes to the next one. So does a connection reset before any answer by a process the
+ * platform has told to stop (`stopping`): one the kernel had queued, not yet accepted, when the
+ * listener closed is reset by the kernel, not by the server, and the platform that sent SIGTERM
+ * knows to send it elsewhere. Anything else that fails (a reset elsewhere, a cut response) is logged
  * with status 0: a lost request.
  */
 function createRouter(webs: Web[]) {
   let turn = 0;
   const log: Sent[] = [];
-  const router = { log, refused: 0, send, eventually };
+  const router = { log, refused: 0, resetWhileStopping: 0, stopping: new Set<number>(), send, eventually };
   async function send(op: string, path: string, init: () => RequestInit): Promise<Sent> {
     for (let attempt = 0; attempt < webs.length * 3; attempt++) {
       const web = webs[turn++ % webs.length]!;
@@ -144,6 +147,10 @@ function createRouter(webs: Web[]) {
         const code = (err as { cause?: { code?: string } }).cause?.code;
         if (code === 'ECONNREFUSED') {
           router.refused++;
+          continue;
+        }
+        if ((code === 'ECONNRESET' || code === 'EPIPE') && router.stopping.has(web.port)) {
+          router.resetWhileStopping++;
           continue;
         }
         const sent = { op, port: web.port, at, status: 0, retryAfter: null, body: `${String(err)} ${code ?? ''}` };
@@ -422,6 +429,7 @@ it('SIGTERM to a web process under load: its in-flight requests and streams fini
       });
       pinned = { stream: streamRes.text().then((body) => ({ status: streamRes.status, body })), upload: slowUpload(a, 'Slow note: the pump pressure is 180 bar. '.repeat(200)) };
       await sleep(200);
+      router.stopping.add(a.port);
       process.kill(pid, 'SIGTERM');
       sigtermAt = Date.now();
       await sleep(500);
@@ -431,7 +439,9 @@ it('SIGTERM to a web process under load: its in-flight requests and streams fini
     },
     2_000,
   );
-  console.log(`web A drained and exited ${exitMs} ms after SIGTERM; ${router.log.length} requests, ${router.refused} refused connections retried on B`);
+  console.log(
+    `web A drained and exited ${exitMs} ms after SIGTERM; ${router.log.length} requests, ${router.refused} refused connections and ${router.resetWhileStopping} reset ones retried on B`,
+  );
 
   // A finished what it had and exited cleanly, well within the bound, cutting nothing.
   expect(exitMs).toBeLessThan(DRAIN_BOUND_MS);
@@ -449,7 +459,9 @@ it('SIGTERM to a web process under load: its in-flight requests and streams fini
   expect(router.refused).toBeGreaterThan(0);
   // From when A's handler ran (its own log line), not when the signal was sent: on a loaded machine
   // the handler can run later, and A rightly serves what it accepted before.
-  const handledAt = Math.max(sigtermAt, ...[...a.proc.out.matchAll(/"time":(\d+)[^\n]*"msg":"shutting down"/g)].map((m) => Number(m[1])));
+  // The listener closes in the same turn as A's "draining: listener closed" line: a request sent after
+  // it cannot have reached A's queue.
+  const handledAt = Math.max(sigtermAt, ...[...a.proc.out.matchAll(/"time":(\d+)[^\n]*"msg":"draining: listener closed/g)].map((m) => Number(m[1])));
   const after = router.log.filter((s) => s.at > handledAt + 500);
   expect(after.filter((s) => s.port === b.port && s.status < 300).length).toBeGreaterThan(0);
   expect(after.filter((s) => s.port !== b.port && s.status !== 503)).toEqual([]);

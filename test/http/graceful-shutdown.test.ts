@@ -9,12 +9,14 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { afterEach, expect, it } from 'vitest';
-import { createDrain, drainGate, drainServer, type Drain } from '../../src/http/graceful-shutdown';
+import { connect } from 'node:net';
+import { createDrain, drainGate, drainServer, trackConnections, type Connections, type Drain } from '../../src/http/graceful-shutdown';
 import { createLogger } from '../../src/logger';
 
 const logger = createLogger('silent');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let server: Server | null = null;
+let connections: Connections;
 
 afterEach(() => {
   server?.closeAllConnections();
@@ -39,7 +41,9 @@ async function start(drain: Drain) {
       await s.writeSSE({ event: 'done', data: '' });
     }),
   );
+  app.post('/upload', async (c) => c.json({ bytes: (await c.req.arrayBuffer()).byteLength }, 202));
   server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
+  connections = trackConnections(server);
   await new Promise((r) => server!.once('listening', r));
   return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 }
@@ -65,7 +69,7 @@ it('finishes in-flight requests and streams, refuses new connections, and exits 
   const stream = get(`${url}/stream?events=10`);
   await sleep(150);
 
-  const drained = drainServer(server!, drain, 10_000, logger);
+  const drained = drainServer(server!, drain, 10_000, logger, connections);
   await sleep(50);
   await expect(get(`${url}/healthz`)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
 
@@ -80,13 +84,51 @@ it('finishes in-flight requests and streams, refuses new connections, and exits 
   expect(outcome.ms).toBeLessThan(9_000);
 });
 
+it('answers a request sent late on a connection accepted before the listener closed with a clean 503', async () => {
+  const drain = createDrain();
+  const url = new URL(await start(drain));
+  // Connected, request not yet sent: what a client on a loaded machine looks like at the moment of SIGTERM.
+  const socket = connect(Number(url.port), url.hostname);
+  await new Promise((r) => socket.once('connect', r));
+  let received = '';
+  socket.on('data', (d) => (received += d));
+  const ended = new Promise<string | null>((resolve) => {
+    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'error'));
+    socket.once('close', () => resolve(null));
+  });
+  await sleep(50);
+  const drained = drainServer(server!, drain, 10_000, logger, connections);
+  await sleep(300);
+  const body = 'x'.repeat(64 * 1024);
+  socket.end(`POST /upload HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+  expect(await ended).toBeNull();
+  expect(received).toMatch(/^HTTP\/1\.1 503 /);
+  expect(received).toContain('"unavailable"');
+  expect((await drained).cut).toBe(0);
+});
+
+it('ends a connection that never sends its request once the grace has passed, instead of waiting for the bound', async () => {
+  const drain = createDrain();
+  const url = new URL(await start(drain));
+  const socket = connect(Number(url.port), url.hostname);
+  await new Promise((r) => socket.once('connect', r));
+  const closed = new Promise((r) => socket.once('close', r));
+  socket.on('error', () => {});
+  await sleep(50);
+  const outcome = await drainServer(server!, drain, 10_000, logger, connections);
+  await closed;
+  expect(outcome.cut).toBe(0);
+  // Within the grace and the sweep's period, with room for a loaded machine; not the 10 s bound.
+  expect(outcome.ms).toBeLessThan(9_000);
+});
+
 it('cuts a stream that outlasts the bound', async () => {
   const drain = createDrain();
   const url = await start(drain);
   const stream = get(`${url}/stream?events=1000`).catch((err: Error) => err);
   await sleep(200);
   const started = Date.now();
-  const outcome = await drainServer(server!, drain, 500, logger);
+  const outcome = await drainServer(server!, drain, 500, logger, connections);
   expect(outcome.cut).toBe(1);
   // The stream would run 100 s: the 500 ms bound cut it (the margin is for a loaded machine).
   expect(Date.now() - started).toBeLessThan(10_000);
