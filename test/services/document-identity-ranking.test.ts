@@ -29,6 +29,21 @@ function report(header: string, pages: string[][]): Buffer {
   return pdfWithPages(body, { Title: '0000950170-23-004411' });
 }
 
+type ListedDocument = { filename: string; identity: { subject: string | null; period: string | null; source: string } | null };
+
+/** A new organisation's KB with these PDFs uploaded through REST and ingested; its documents as the API lists them. */
+async function ingestedKb(files: Record<string, Buffer>) {
+  const { api_key } = await createOrgWithKey(t.deps);
+  const api = restClient(t.app, api_key);
+  const kbId: string = (await api.post('/api/kbs', { name: 'Filings' })).body.kb.id;
+  for (const [name, bytes] of Object.entries(files)) {
+    expect((await uploadFile(t.app, api_key, kbId, { name, bytes, type: 'application/pdf' })).status).toBe(202);
+  }
+  await runQueuedJobs(t);
+  const docs = (await api.get(`/api/kbs/${kbId}/documents`)).body.documents as ListedDocument[];
+  return { api, kbId, docs };
+}
+
 describe('a question naming a company', () => {
   it('prefers the document about it over one naming it as a competitor, in retrieval and in the answer', async () => {
     const contoso = report('Contoso Freight plc | Annual Report 2023', [
@@ -43,15 +58,8 @@ describe('a question naming a company', () => {
       ['Fabrikam revenue grew 2 percent in parcels.', 'Parcel volumes were flat.'],
       ['Capital spending was 60 million on sorting centres.', 'Leases were extended.'],
     ]);
-    const { api_key } = await createOrgWithKey(t.deps);
-    const api = restClient(t.app, api_key);
-    const kbId: string = (await api.post('/api/kbs', { name: 'Reports' })).body.kb.id;
     // Opaque names, as files saved from a filing index are: the names tell nothing.
-    expect((await uploadFile(t.app, api_key, kbId, { name: '0000950170-23-004411.pdf', bytes: contoso, type: 'application/pdf' })).status).toBe(202);
-    expect((await uploadFile(t.app, api_key, kbId, { name: '0000950170-23-009902.pdf', bytes: fabrikam, type: 'application/pdf' })).status).toBe(202);
-    await runQueuedJobs(t);
-
-    const docs = (await api.get(`/api/kbs/${kbId}/documents`)).body.documents as Array<{ filename: string; identity: { subject: string | null; source: string } | null }>;
+    const { api, kbId, docs } = await ingestedKb({ '0000950170-23-004411.pdf': contoso, '0000950170-23-009902.pdf': fabrikam });
     const about = Object.fromEntries(docs.map((d) => [d.filename, d.identity?.subject]));
     expect(about['0000950170-23-004411.pdf']).toContain('Contoso Freight plc');
     expect(about['0000950170-23-009902.pdf']).toContain('Fabrikam Logistics Inc');
@@ -91,14 +99,7 @@ describe('a question naming a quarter as FY2024Q1', () => {
       ],
       { Title: 'Q1 2024 8-K - Exhibit 99.1' },
     );
-    const { api_key } = await createOrgWithKey(t.deps);
-    const api = restClient(t.app, api_key);
-    const kbId: string = (await api.post('/api/kbs', { name: 'Filings' })).body.kb.id;
-    expect((await uploadFile(t.app, api_key, kbId, { name: '0000950170-24-000101.pdf', bytes: annual, type: 'application/pdf' })).status).toBe(202);
-    expect((await uploadFile(t.app, api_key, kbId, { name: 'ex99-1.pdf', bytes: release, type: 'application/pdf' })).status).toBe(202);
-    await runQueuedJobs(t);
-
-    const docs = (await api.get(`/api/kbs/${kbId}/documents`)).body.documents as Array<{ filename: string; identity: { subject: string | null; period: string | null } | null }>;
+    const { api, kbId, docs } = await ingestedKb({ '0000950170-24-000101.pdf': annual, 'ex99-1.pdf': release });
     // The release's issuer is read from "(NASDAQ: CFRT)", not from its exhibit title.
     expect(docs.find((d) => d.filename === 'ex99-1.pdf')?.identity).toMatchObject({ subject: 'Contoso Freight plc', period: 'Q1 2024' });
 
