@@ -49,7 +49,7 @@ async function main() {
 
   // The thread loads its modules while this one creates the default organisation.
   const starting = config.worker.inline ? startWorkerThread(runtime, { onExit: (err) => exitOnLostWorker(logger, err) }) : null;
-  const created = await ensureDefaultOrg(runtime.deps);
+  const [created] = await Promise.all([ensureDefaultOrg(runtime.deps), runtime.deps.embeddings.warm()]);
   const worker: WorkerThreadHandle | null = await starting;
   observePool(database.pool, database.mode === 'postgres' ? 'postgres' : 'embedded');
   observeQueue(() => queueStats(runtime.deps.db, { heartbeats: database.mode === 'postgres' }));

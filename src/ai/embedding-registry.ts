@@ -4,7 +4,7 @@
  * with that same model, so vectors of different models are never compared.
  */
 import type { Config } from '../config';
-import { createLocalEmbeddingProvider } from './embeddings/local';
+import { createLocalEmbeddingProvider, loadLocalEncoder } from './embeddings/local';
 import { createOpenAIEmbeddingProvider } from './embeddings/openai';
 import type { EmbeddingProvider } from './embeddings/types';
 
@@ -13,6 +13,12 @@ export type EmbeddingRegistry = {
   readonly default: EmbeddingProvider;
   /** The provider for a recorded model id, or null if this process cannot run it. */
   get(id: string | null): EmbeddingProvider | null;
+  /**
+   * Loads the offline model's table now (~50-80 ms of decoding on the calling thread), so the
+   * server pays it before it listens instead of inside the first search, where it held every
+   * other request on the web loop.
+   */
+  warm(): Promise<void>;
 };
 
 export function createEmbeddingRegistry(config: Pick<Config, 'openai'>): EmbeddingRegistry {
@@ -29,5 +35,8 @@ export function createEmbeddingRegistry(config: Pick<Config, 'openai'>): Embeddi
   return {
     default: openai ?? local,
     get: (id) => (id ? (all.get(id) ?? null) : null),
+    warm: async () => {
+      await loadLocalEncoder();
+    },
   };
 }
