@@ -32,8 +32,6 @@ const ZEnv = z.object({
   /** Run the ingestion worker inside the web process (default on the embedded database). */
   WORKER_INLINE: bool.optional(),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
-  /** Linux nice of the inline worker's thread: ingestion yields the cores to requests (0: same priority as the web thread). */
-  WORKER_INLINE_NICE: z.coerce.number().int().min(0).max(19).default(10),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
   MAX_UPLOAD_BYTES: z.coerce.number().int().min(1).default(25 * 1024 * 1024),
   MAX_JSON_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
@@ -92,7 +90,7 @@ export type Config = Readonly<{
   database: { kind: 'embedded'; dataDir: string } | { kind: 'postgres'; url: string };
   databasePoolSize: number;
   logLevel: z.infer<typeof ZEnv>['LOG_LEVEL'];
-  worker: { inline: boolean; concurrency: number; inlineNice: number };
+  worker: { inline: boolean; concurrency: number };
   rateLimitPerMinute: number;
   maxUploadBytes: number;
   maxJsonBytes: number;
@@ -137,7 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     database,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     logLevel: e.LOG_LEVEL,
-    worker: { inline: e.WORKER_INLINE ?? database.kind === 'embedded', concurrency: e.WORKER_CONCURRENCY, inlineNice: e.WORKER_INLINE_NICE },
+    worker: { inline: e.WORKER_INLINE ?? database.kind === 'embedded', concurrency: e.WORKER_CONCURRENCY },
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
     maxJsonBytes: e.MAX_JSON_BYTES,

@@ -9,7 +9,6 @@ import { reportJobsTo } from '../metrics';
 import { createAiDeps, type Runtime } from '../runtime';
 import type { FromWorkerThread, ToWorkerThread, WorkerThreadData } from './worker-thread';
 import { startWorker } from './worker-runtime';
-import { lowerThreadPriority } from './thread-priority';
 
 const port = parentPort!;
 const send = (message: FromWorkerThread) => port.postMessage(message);
@@ -17,8 +16,6 @@ const send = (message: FromWorkerThread) => port.postMessage(message);
 try {
   const data = workerData as WorkerThreadData;
   const config = Object.freeze(data.config);
-  // Ingestion is batch work: on a busy machine requests, SSE and voice frames go first.
-  if (config.worker.inlineNice > 0) lowerThreadPriority(config.worker.inlineNice);
   const logger = createLogger(config.logLevel, { bindings: { thread: 'worker' } });
   const postgres = data.mode === 'postgres';
   // An attached worker process uses 10 connections to the embedded database too (db/open-database.ts).
