@@ -30,6 +30,27 @@ describe('tokenize', () => {
     expect(t.find((x) => x.lower === 'the')!.stop).toBe(true);
   });
 
+  it('tokenises a text once while it is recent, and forgets the oldest texts past its bound', () => {
+    const text = 'Revenue grew 12% in the third quarter, driven by cloud services.';
+    const first = tokenize(text);
+    expect(tokenize(text)).toBe(first);
+    // 100,000 tokens of other texts push it out; it is tokenised again, to the same tokens.
+    for (let i = 0; i < 1_100; i++) tokenize(`${'word '.repeat(99)}${i}`);
+    const again = tokenize(text);
+    expect(again).not.toBe(first);
+    expect(again).toEqual(first);
+  });
+
+  it('keeps a text that is used often while newer ones arrive', () => {
+    const hot = 'The warranty covers the battery for two years.';
+    const kept = tokenize(hot);
+    for (let i = 0; i < 1_100; i++) {
+      tokenize(`${'term '.repeat(99)}${i}`);
+      if (i % 100 === 0) expect(tokenize(hot)).toBe(kept);
+    }
+    expect(tokenize(hot)).toBe(kept);
+  });
+
   it('joins everyday synonyms that stemming cannot', () => {
     expect(concept(stem('manufactured'))).toBe(concept(stem('makes')));
     expect(concept(stem('price'))).toBe(concept(stem('cost')));

@@ -166,7 +166,7 @@ interface SentenceInfo {
   passageIndex: number;
   sentenceIndex: number;
   text: string;
-  tokens: Token[];
+  tokens: readonly Token[];
   stems: Set<string>;
 }
 

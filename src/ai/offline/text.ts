@@ -6,14 +6,14 @@ import { stem } from './stemmer';
 
 export interface Token {
   /** As written. */
-  raw: string;
+  readonly raw: string;
   /** Lower-cased. */
-  lower: string;
+  readonly lower: string;
   /** Porter stem of `lower` (numbers and ids unchanged), merged with its synonyms (see `concept`). */
-  stem: string;
-  start: number;
-  end: number;
-  stop: boolean;
+  readonly stem: string;
+  readonly start: number;
+  readonly end: number;
+  readonly stop: boolean;
 }
 
 // Function words plus the question words: none of them says what a question is about.
@@ -49,7 +49,7 @@ const HOW_ADJECTIVES = new Set(
  * The words of a question that say what it asks about: not function words, not the request's
  * framing, and not the adjective of "how long/many/much...", which belongs to the wh-phrase.
  */
-export function questionContent(tokens: Token[]): Token[] {
+export function questionContent(tokens: readonly Token[]): Token[] {
   return tokens.filter((t, i) => !t.stop && !REQUEST_WORDS.has(t.lower) && !(tokens[i - 1]?.lower === 'how' && HOW_ADJECTIVES.has(t.lower)));
 }
 
@@ -67,7 +67,38 @@ function makeToken(raw: string, start: number): Token {
  * hyphenated words ("carbon-fibre") are split into their parts. Possessive
  * "'s" stays in `raw` but not in `lower`/`stem`.
  */
-export function tokenize(text: string): Token[] {
+export function tokenize(text: string): readonly Token[] {
+  const known = recent.get(text);
+  if (known) {
+    // Most recently used last, so the oldest entry is the first one evicted.
+    recent.delete(text);
+    recent.set(text, known);
+    return known;
+  }
+  const out = tokenizeText(text);
+  if (out.length > RECENT_MAX_TOKENS / 10) return out;
+  recent.set(text, out);
+  recentTokens += out.length;
+  for (const [oldest, tokens] of recent) {
+    if (recentTokens <= RECENT_MAX_TOKENS) break;
+    recent.delete(oldest);
+    recentTokens -= tokens.length;
+  }
+  return out;
+}
+
+/**
+ * Texts tokenised lately, shared by every caller (so the arrays are read-only). One answer tokenises each
+ * retrieved passage's sentences three or four times (the answerer, the support check's two passes, the
+ * documents they are about), and the next question to the same knowledge base retrieves many of the same
+ * passages: tokenising was a tenth of a search's work on the web thread (docs/performance.md, stop 36).
+ * Bounded by the tokens held (~150 bytes each, so ~15 MB); a text of more than a tenth of that is not kept.
+ */
+const RECENT_MAX_TOKENS = 100_000;
+const recent = new Map<string, readonly Token[]>();
+let recentTokens = 0;
+
+function tokenizeText(text: string): readonly Token[] {
   const out: Token[] = [];
   for (const m of text.matchAll(WORD_RE)) {
     const raw = m[0];
