@@ -6,16 +6,9 @@ import { expect, it, vi } from 'vitest';
 import { createEmbeddingRegistry } from '../../src/ai/embedding-registry';
 
 const reads = vi.hoisted(() => ({ asset: 0 }));
-vi.mock('node:fs/promises', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('node:fs/promises')>();
-  return {
-    ...actual,
-    readFile: ((path: Parameters<typeof actual.readFile>[0], ...rest: unknown[]) => {
-      if (String(path).endsWith('.bin')) reads.asset++;
-      return (actual.readFile as (...a: unknown[]) => unknown)(path, ...rest);
-    }) as typeof actual.readFile,
-  };
-});
+vi.mock('node:fs/promises', async (importOriginal) =>
+  (await import('../helpers/asset-reads')).countingAssetReads(await importOriginal<typeof import('node:fs/promises')>(), reads),
+);
 
 it('warm() loads the offline model once, so the first query reads nothing', async () => {
   const registry = createEmbeddingRegistry({ openai: null });

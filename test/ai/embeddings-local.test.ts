@@ -8,16 +8,9 @@ import { createLocalEmbeddingProvider, loadLocalEncoder } from '../../src/ai/emb
 
 // Count reads of the asset file to prove the loader is shared.
 const reads = vi.hoisted(() => ({ asset: 0 }));
-vi.mock('node:fs/promises', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('node:fs/promises')>();
-  return {
-    ...actual,
-    readFile: ((path: Parameters<typeof actual.readFile>[0], ...rest: unknown[]) => {
-      if (String(path).endsWith('.bin')) reads.asset++;
-      return (actual.readFile as (...a: unknown[]) => unknown)(path, ...rest);
-    }) as typeof actual.readFile,
-  };
-});
+vi.mock('node:fs/promises', async (importOriginal) =>
+  (await import('../helpers/asset-reads')).countingAssetReads(await importOriginal<typeof import('node:fs/promises')>(), reads),
+);
 
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
 const norm = (a: Float32Array) => Math.sqrt(dot(a, a));
