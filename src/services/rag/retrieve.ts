@@ -115,12 +115,11 @@ type SearchRow = {
 async function searchChunks(
   db: AppDeps['db'],
   kbId: KbId,
-  query: string,
+  lexical: LexicalQuery | null,
   vector: QueryVector | null,
-  opts: { pool: number; lexical: boolean; weights: FusionWeights; limit: number; documents?: DocumentId[] },
-): Promise<{ rows: SearchRow[]; lexical: LexicalQuery | null }> {
-  const lexical = opts.lexical ? await lexicalQuery(db, kbId, query) : null;
-  if (!lexical && !vector) return { rows: [], lexical };
+  opts: { pool: number; weights: FusionWeights; limit: number; documents?: DocumentId[] },
+): Promise<SearchRow[]> {
+  if (!lexical && !vector) return [];
   // A chunk embedded by another model (mid re-embedding) has no comparable vector: dense 0.
   const dense = (chunk: string) =>
     vector
@@ -145,18 +144,22 @@ async function searchChunks(
   // when other documents' passages fill both top lists, scored on every question word (not only the
   // rare ones) since only these documents' chunks are read. They are neither side's candidates for
   // the refusal statistics below.
-  // The ids are a bound array (empty when the question names none), so the statement's text, and
-  // with it the prepared statement and its cached plan, is the same for every question of a shape.
-  const named = sql`${sql.val(opts.documents ?? [])}::text[]`;
+  // The ids are a bound array, so the statement's text, and with it the prepared statement, is the
+  // same for every question of a shape. When the question names none, the two parts are left out:
+  // PostgreSQL can then reuse one generic plan, where with them it plans every execution again
+  // (a custom plan knows the array is empty; a generic one does not), which cost ~2 ms per
+  // retrieval at 50,000 chunks (docs/performance.md, "stop 37").
+  const documents = opts.documents ?? [];
+  const named = sql`${sql.val(documents)}::text[]`;
   const inNamed = (chunk: string) => sql`${sql.ref(`${chunk}.kb_id`)} = ${sql.lit(kbId)} and ${sql.ref(`${chunk}.document_id`)} = any(${named}) and ${enabledChunkSql(chunk)}`;
-  const docLex = lexical
+  const docLex = lexical && documents.length > 0
     ? sql`select m.id, m.heap_tid, m.lexical, ${dense('e')} as dense from (
             select c.id, c.ctid as heap_tid, ${bm25Sql(lexical, { tsv: sql.ref('c.tsv'), k: lengthNormSql(lexical, 'c') })} as lexical from chunks c
             where ${inNamed('c')} and c.tsv @@ ${generatorQuery({ generators: lexical.terms, together: false })}::tsquery
             order by lexical desc limit ${sql.lit(opts.pool)}) m
           join chunks e on e.ctid = m.heap_tid`
     : none;
-  const docVec = vector
+  const docVec = vector && documents.length > 0
     ? sql`select c.id, c.ctid as heap_tid, ${lexical ? bm25Sql(lexical, { tsv: sql.ref('c.tsv'), k: lengthNormSql(lexical, 'c') }) : sql`null::float8`} as lexical, ${dense('c')} as dense
           from chunks c where ${inNamed('c')} order by dense desc nulls last limit ${sql.lit(opts.pool)}`
     : none;
@@ -188,7 +191,7 @@ async function searchChunks(
     join chunks c on c.ctid = f.heap_tid and c.kb_id = ${sql.lit(kbId)}
     join documents d on d.id = c.document_id
     order by f.fused desc, f.id`.execute(db);
-  return { rows, lexical };
+  return rows;
 }
 
 /** Up to this many documents' titles and identities are read per question (one index scan); past it, only the candidates' are. */
@@ -226,7 +229,8 @@ export async function scoreCandidates(
   vector: QueryVector | null,
   opts: { pool: number; lexical: boolean },
 ): Promise<CandidateScores> {
-  const { rows } = await searchChunks(db, kbId, query, vector, { ...opts, weights: DEFAULT_FUSION, limit: 2 * opts.pool });
+  const lexical = opts.lexical ? await lexicalQuery(db, kbId, query) : null;
+  const rows = await searchChunks(db, kbId, lexical, vector, { pool: opts.pool, weights: DEFAULT_FUSION, limit: 2 * opts.pool });
   return {
     candidates: rows.map((r) => ({ id: r.id, lexical: r.lexical, dense: r.dense })),
     lexicalHits: rows[0]?.lexical_hits ?? 0,
@@ -244,12 +248,17 @@ export async function retrieve(
   const timer = retrievalDuration.startTimer();
   const mode = opts.mode ?? 'hybrid';
   const provider = mode === 'lexical' ? null : deps.embeddings.get(kb.embedding_model);
-  // If the embedding service fails, full-text search alone still answers: degrade, don't fail.
-  const embedding = provider ? await provider.embedQuery(query).catch((err) => (deps.logger.warn({ err }, 'query embedding failed; full-text only'), null)) : null;
+  // The KB's documents, the question's words in its lexicon and the question's vector do not depend
+  // on one another: asked for at once, the two round trips overlap the embedding.
+  const [about, lexical, embedding] = await Promise.all([
+    documentsAbout(deps.db, kb.id),
+    mode === 'dense' ? null : lexicalQuery(deps.db, kb.id, query),
+    // If the embedding service fails, full-text search alone still answers: degrade, don't fail.
+    provider ? provider.embedQuery(query).catch((err) => (deps.logger.warn({ err }, 'query embedding failed; full-text only'), null)) : null,
+  ]);
   const weights = mode === 'lexical' ? { lexical: 1, dense: 0 } : mode === 'dense' ? { lexical: 0, dense: 1 } : (opts.weights ?? DEFAULT_FUSION);
   const pool = candidatePool(opts.topK);
   // Stage one: which documents the question names, by their titles and identities over the whole KB.
-  const about = await documentsAbout(deps.db, kb.id);
   const docBoost = new Map<string, number>();
   if (about) {
     const boosts = titleBoosts(query, about.map((d) => d.about), {
@@ -266,9 +275,8 @@ export async function retrieve(
   // Stage two: the fused top `pool` (not only top_k), with the named documents' best passages, leave
   // the database so that the document boosts and the document-level evidence can re-rank them.
   const vector = provider && embedding ? { model: provider.id, embedding } : null;
-  const { rows: fusedRows, lexical } = await searchChunks(deps.db, kb.id, query, vector, {
+  const fusedRows = await searchChunks(deps.db, kb.id, lexical, vector, {
     pool,
-    lexical: mode !== 'dense',
     weights,
     limit: pool + (named.length > 0 ? pool : 0),
     documents: named,
