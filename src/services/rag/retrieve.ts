@@ -152,10 +152,14 @@ async function searchChunks(
   const documents = opts.documents ?? [];
   const named = sql`${sql.val(documents)}::text[]`;
   const inNamed = (chunk: string) => sql`${sql.ref(`${chunk}.kb_id`)} = ${sql.lit(kbId)} and ${sql.ref(`${chunk}.document_id`)} = any(${named}) and ${enabledChunkSql(chunk)}`;
+  // The named documents' chunks are read by document (`offset 0` keeps the word match out of that
+  // scan): ANDed with the full-text index, a question's common words made the index read thousands
+  // of entries, 2.6 of the 4.8 ms this part took at 50,000 chunks (docs/performance.md, "stop 37").
   const docLex = lexical && documents.length > 0
     ? sql`select m.id, m.heap_tid, m.lexical, ${dense('e')} as dense from (
-            select c.id, c.ctid as heap_tid, ${bm25Sql(lexical, { tsv: sql.ref('c.tsv'), k: lengthNormSql(lexical, 'c') })} as lexical from chunks c
-            where ${inNamed('c')} and c.tsv @@ ${generatorQuery({ generators: lexical.terms, together: false })}::tsquery
+            select c.id, c.heap_tid, ${bm25Sql(lexical, { tsv: sql.ref('c.tsv'), k: lengthNormSql(lexical, 'c') })} as lexical from (
+              select c.id, c.ctid as heap_tid, c.tsv, c.lexeme_count from chunks c where ${inNamed('c')} offset 0) c
+            where c.tsv @@ ${generatorQuery({ generators: lexical.terms, together: false })}::tsquery
             order by lexical desc limit ${sql.lit(opts.pool)}) m
           join chunks e on e.ctid = m.heap_tid`
     : none;
