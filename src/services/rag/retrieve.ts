@@ -74,6 +74,9 @@ const CANDIDATE_STEP = 30;
  */
 export const candidatePool = (topK: number) => Math.ceil((topK * 4) / CANDIDATE_STEP) * CANDIDATE_STEP;
 
+/** The documents whose passages are searched besides the KB-wide candidates: those the question names best. */
+const NAMED_DOCUMENTS = 3;
+
 /** Below this cosine similarity, with no keyword match at all, nothing in the KB is about the question. */
 const MIN_DENSE_WITHOUT_LEXICAL = 0.45;
 
@@ -144,13 +147,16 @@ async function searchChunks(
   // when other documents' passages fill both top lists, scored on every question word (not only the
   // rare ones) since only these documents' chunks are read. They are neither side's candidates for
   // the refusal statistics below.
-  // The ids are a bound array, so the statement's text, and with it the prepared statement, is the
-  // same for every question of a shape. When the question names none, the two parts are left out:
-  // PostgreSQL can then reuse one generic plan, where with them it plans every execution again
-  // (a custom plan knows the array is empty; a generic one does not), which cost ~2 ms per
-  // retrieval at 50,000 chunks (docs/performance.md, "stop 37").
+  // The ids are parameters, so the statement's text, and with it the prepared statement, is the same
+  // for every question of a shape. PostgreSQL keeps a generic plan only when it is costed no higher
+  // than the custom plans of the first executions; otherwise it plans every execution again, ~2 ms
+  // at 50,000 chunks (docs/performance.md, "stop 37"). So when the question names no document the
+  // two parts are left out (a custom plan costs them at nothing, a generic one cannot), and when it
+  // names some, the ids are always NAMED_DOCUMENTS parameters, padded with '' (no document's id):
+  // a generic plan expects as many documents as a custom one then.
   const documents = opts.documents ?? [];
-  const named = sql`${sql.val(documents)}::text[]`;
+  const padded = [...documents, ...Array<string>(NAMED_DOCUMENTS).fill('')].slice(0, Math.max(NAMED_DOCUMENTS, documents.length));
+  const named = sql`array[${sql.join(padded.map((id) => sql.val(id)))}]::text[]`;
   const inNamed = (chunk: string) => sql`${sql.ref(`${chunk}.kb_id`)} = ${sql.lit(kbId)} and ${sql.ref(`${chunk}.document_id`)} = any(${named}) and ${enabledChunkSql(chunk)}`;
   // The named documents' chunks are read by document (`offset 0` keeps the word match out of that
   // scan): ANDed with the full-text index, a question's common words made the index read thousands
@@ -200,8 +206,6 @@ async function searchChunks(
 
 /** Up to this many documents' titles and identities are read per question (one index scan); past it, only the candidates' are. */
 const MAX_ABOUT_DOCUMENTS = 2000;
-/** The documents whose passages are searched besides the KB-wide candidates: those the question names best. */
-const NAMED_DOCUMENTS = 3;
 
 /** What each document of the KB is about (aboutDocument), for the documents that have a title or an identity; null past MAX_ABOUT_DOCUMENTS. */
 async function documentsAbout(
