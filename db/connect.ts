@@ -2,7 +2,7 @@
  * Kysely over a `pg` Pool. The same Pool shape serves real PostgreSQL and the embedded PGlite
  * (reached over its in-process wire server), so every query path is identical in both modes.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './types';
@@ -29,8 +29,9 @@ export const HNSW_EF_SEARCH = 100;
 const SESSION_SETTINGS = `set hnsw.iterative_scan = relaxed_order; set hnsw.ef_search = ${HNSW_EF_SEARCH}`;
 
 /**
- * A statement whose text starts with this comment is prepared once per connection, named after a
- * hash of its text, and executed by name from then on: Postgres parses and analyses it once, and
+ * A statement whose text starts with this comment is prepared once per connection (on the embedded
+ * database, once per session: SessionStatements below), named after a hash of its text, and
+ * executed by name from then on: Postgres parses and analyses it once, and
  * after five executions may reuse one cached plan (plan_cache_mode auto) instead of planning again.
  * Such a statement must have as literals whatever decides its plan (the retrieval statements inline
  * the KB id and their limits, see vector-search.ts): a plan cached without them can be 90 times
@@ -55,7 +56,7 @@ class PreparingClient extends pg.Client {
     const [text, values, callback] = args;
     const query = super.query.bind(this) as (...a: unknown[]) => never;
     if (typeof text !== 'string' || !text.startsWith(PREPARED)) return query(...args);
-    const name = `gw_${createHash('sha1').update(text).digest('base64url').slice(0, 20)}`;
+    const name = statementHash(text);
     this.prepared.delete(name);
     this.prepared.add(name);
     if (this.prepared.size > PREPARED_PER_CONNECTION) this.evict(this.prepared.values().next().value!);
@@ -76,6 +77,93 @@ class PreparingClient extends pg.Client {
 }
 
 /**
+ * The embedded database's connections all reach one session (db/embedded/wire-server.ts), so they
+ * share its prepared statements: a statement one connection prepared is run by name from the
+ * others, and the session keeps the most recently used PREPARED_PER_CONNECTION of them. Without
+ * this every retrieval statement was planned again in the session's one thread (1.96 ms of 5.2 ms
+ * at 5,000 chunks; docs/performance.md, stop 37). What makes sharing safe:
+ *  - a name is used only once its Parse has completed (pg marks it parsed on ParseComplete, in the
+ *    one `parsed` record every client of the pool reads), and a connection about to Parse a name
+ *    waits while another one is parsing it: two Parses of one name would collide in the session;
+ *  - a statement is deallocated only while no connection is using it, and a text prepared again
+ *    afterwards gets a new name, so a late DEALLOCATE (sent on another socket, in no guaranteed
+ *    order) can never remove it. Only the kept statements' names are remembered.
+ */
+class SessionStatements {
+  /** pg's `parsedStatements`, shared: the names the session has prepared. */
+  readonly parsed: Record<string, string> = {};
+  /** Each kept text's current name (by the hash of the text). */
+  readonly #names = new Map<string, string>();
+  #serial = 0;
+  readonly #parsing = new Map<string, Promise<unknown>>();
+  readonly #uses = new Map<string, number>();
+  /** Kept names (with the hash each was made from) by last use, least recent first. */
+  readonly #recent = new Map<string, string>();
+
+  /**
+   * Other pools reach the same session (the inline worker's, in its thread), each with a registry of
+   * its own: their names must differ.
+   */
+  readonly #pool = randomBytes(4).toString('hex');
+
+  async run<T>(hash: string, client: pg.Client, send: (name: string) => Promise<T>): Promise<T> {
+    let name = this.#names.get(hash);
+    if (name === undefined) this.#names.set(hash, (name = `${hash}_${this.#pool}_${++this.#serial}`));
+    this.#uses.set(name, (this.#uses.get(name) ?? 0) + 1);
+    try {
+      for (let parsing = this.#parsing.get(name); parsing; parsing = this.#parsing.get(name)) await parsing.catch(() => {});
+      if (name in this.parsed) return await send(name);
+      const sent = send(name);
+      this.#parsing.set(name, sent);
+      try {
+        return await sent;
+      } finally {
+        this.#parsing.delete(name);
+      }
+    } finally {
+      const uses = this.#uses.get(name)! - 1;
+      if (uses > 0) this.#uses.set(name, uses);
+      else this.#uses.delete(name);
+      this.#recent.delete(name);
+      this.#recent.set(name, hash);
+      this.#evict(client);
+    }
+  }
+
+  #evict(client: pg.Client) {
+    for (const [name, hash] of this.#recent) {
+      if (this.#recent.size <= PREPARED_PER_CONNECTION) return;
+      if (this.#uses.has(name) || this.#parsing.has(name)) continue;
+      this.#recent.delete(name);
+      if (this.#names.get(hash) === name) this.#names.delete(hash);
+      if (!(name in this.parsed)) continue; // its Parse failed: the session has nothing to free
+      delete this.parsed[name];
+      client.query(`deallocate "${name}"`).catch(() => {});
+    }
+  }
+}
+
+/** A pg.Client class whose PREPARED statements are the embedded session's, shared by the whole pool. */
+function sessionStatementsClient(): typeof pg.Client {
+  const statements = new SessionStatements();
+  return class SessionStatementsClient extends pg.Client {
+    constructor(config?: string | pg.ClientConfig) {
+      super(config);
+      (this as unknown as { connection: StatementRegistry }).connection.parsedStatements = statements.parsed;
+    }
+
+    override query(...args: QueryArgs): never {
+      const [text, values, callback] = args;
+      const query = super.query.bind(this) as (...a: unknown[]) => Promise<unknown>;
+      if (typeof text !== 'string' || !text.startsWith(PREPARED) || callback !== undefined) return query(...args) as never;
+      return statements.run(statementHash(text), this, (name) => query({ name, text, values })) as never;
+    }
+  };
+}
+
+const statementHash = (text: string) => `gw_${createHash('sha1').update(text).digest('base64url').slice(0, 20)}`;
+
+/**
  * On the embedded database every statement runs one after another, so under load a connection can
  * legitimately wait longer for its turn than a PostgreSQL client should ever wait for a connection.
  */
@@ -83,8 +171,7 @@ export function createPool(connectionString: string, max: number, opts: { embedd
   const pool = new pg.Pool({
     connectionString,
     max,
-    // The embedded server runs every connection in one session, where named statements would collide.
-    ...(opts.embedded ? {} : { Client: PreparingClient }),
+    Client: opts.embedded ? sessionStatementsClient() : PreparingClient,
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: opts.embedded ? 120_000 : 10_000,
     // Awaited before the pool hands the new client out. Best effort: without the settings a search

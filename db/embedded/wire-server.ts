@@ -19,8 +19,9 @@
  *     service runs all of this in a thread of its own (database-thread.ts), off the web loop.
  *
  * What cannot be separated: session state (SET, temp tables, named prepared statements — run
- * graphile-worker with `noPreparedStatements: true`), and advisory locks (one session holds them
- * all, so they never exclude).
+ * graphile-worker with `noPreparedStatements: true`; the service's own pools share the session's
+ * statements knowingly, db/connect.ts), and advisory locks (one session holds them all, so they
+ * never exclude).
  *
  * Ownership is taken through PGlite's own transaction and query mutexes, so in-process calls
  * (`pglite.query`, `pglite.transaction`) interleave with wire clients at the same boundaries.
