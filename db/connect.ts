@@ -44,46 +44,18 @@ export const PREPARED_PER_CONNECTION = 32;
 
 type QueryArgs = [text: unknown, values?: unknown, callback?: unknown];
 
-/** What pg.Client keeps of the statements it prepared on its connection (not in pg's typings). */
-type StatementRegistry = { parsedStatements: Record<string, string>; submittedNamedStatements: Record<string, string> };
-
-/** pg.Client whose `query` runs PREPARED statements by name. Typed loosely: pg's overloads cannot be forwarded one by one. */
-class PreparingClient extends pg.Client {
-  /** Names of this connection's prepared statements, least recently used first. */
-  private readonly prepared = new Set<string>();
-
-  override query(...args: QueryArgs): never {
-    const [text, values, callback] = args;
-    const query = super.query.bind(this) as (...a: unknown[]) => never;
-    if (typeof text !== 'string' || !text.startsWith(PREPARED)) return query(...args);
-    const name = statementHash(text);
-    this.prepared.delete(name);
-    this.prepared.add(name);
-    if (this.prepared.size > PREPARED_PER_CONNECTION) this.evict(this.prepared.values().next().value!);
-    return query({ name, text, values }, callback);
-  }
-
-  /**
-   * Forgets a statement here and deallocates it on the server, in that order: a later query of the
-   * same text parses it again, after the deallocation (a client runs its queries in order).
-   */
-  private evict(name: string) {
-    this.prepared.delete(name);
-    const registry = (this as unknown as { connection: StatementRegistry }).connection;
-    delete registry.parsedStatements[name];
-    delete registry.submittedNamedStatements[name];
-    (super.query.bind(this) as (text: string) => Promise<unknown>)(`deallocate "${name}"`).catch(() => {});
-  }
-}
+/** What pg.Client keeps of the statements parsed on its connection (not in pg's typings). */
+type ParsedStatements = { parsedStatements: Record<string, string> };
 
 /**
- * The embedded database's connections all reach one session (db/embedded/wire-server.ts), so they
- * share its prepared statements: a statement one connection prepared is run by name from the
- * others, and the session keeps the most recently used PREPARED_PER_CONNECTION of them. Without
- * this every retrieval statement was planned again in the session's one thread (1.96 ms of 5.2 ms
- * at 5,000 chunks; docs/performance.md, stop 37). What makes sharing safe:
+ * The PREPARED statements of one database session, kept for its most recently used
+ * PREPARED_PER_CONNECTION texts. On PostgreSQL each connection is a session of its own. The embedded
+ * database's connections all reach one session (db/embedded/wire-server.ts), so its pool shares one
+ * of these: a statement one connection prepared is run by name from the others. Without that, every
+ * retrieval statement was planned again in the session's one thread (1.96 ms of 5.2 ms at 5,000
+ * chunks; docs/performance.md, stop 37). What makes sharing safe:
  *  - a name is used only once its Parse has completed (pg marks it parsed on ParseComplete, in the
- *    one `parsed` record every client of the pool reads), and a connection about to Parse a name
+ *    `parsed` record every client of the session reads), and a connection about to Parse a name
  *    waits while another one is parsing it: two Parses of one name would collide in the session;
  *  - a statement is deallocated only while no connection is using it, and a text prepared again
  *    afterwards gets a new name, so a late DEALLOCATE (sent on another socket, in no guaranteed
@@ -101,14 +73,15 @@ class SessionStatements {
   readonly #recent = new Map<string, string>();
 
   /**
-   * Other pools reach the same session (the inline worker's, in its thread), each with a registry of
-   * its own: their names must differ.
+   * Other pools reach the embedded session (the inline worker's, in its thread), each with a
+   * registry of its own: their names must differ.
    */
-  readonly #pool = randomBytes(4).toString('hex');
+  readonly #registry = randomBytes(4).toString('hex');
 
-  async run<T>(hash: string, client: pg.Client, send: (name: string) => Promise<T>): Promise<T> {
+  async run<T>(text: string, client: pg.Client, send: (name: string) => Promise<T>): Promise<T> {
+    const hash = createHash('sha1').update(text).digest('base64url').slice(0, 20);
     let name = this.#names.get(hash);
-    if (name === undefined) this.#names.set(hash, (name = `${hash}_${this.#pool}_${++this.#serial}`));
+    if (name === undefined) this.#names.set(hash, (name = `gw_${hash}_${this.#registry}_${++this.#serial}`));
     this.#uses.set(name, (this.#uses.get(name) ?? 0) + 1);
     try {
       for (let parsing = this.#parsing.get(name); parsing; parsing = this.#parsing.get(name)) await parsing.catch(() => {});
@@ -143,25 +116,31 @@ class SessionStatements {
   }
 }
 
-/** A pg.Client class whose PREPARED statements are the embedded session's, shared by the whole pool. */
-function sessionStatementsClient(): typeof pg.Client {
-  const statements = new SessionStatements();
-  return class SessionStatementsClient extends pg.Client {
+/**
+ * A pg.Client class whose `query` runs PREPARED statements by name, kept in `shared` (the embedded
+ * session's) or, without it, in each connection's own. Typed loosely: pg's overloads cannot be
+ * forwarded one by one.
+ */
+function preparingClient(shared: SessionStatements | null): typeof pg.Client {
+  return class PreparingClient extends pg.Client {
+    readonly #statements = shared ?? new SessionStatements();
+
     constructor(config?: string | pg.ClientConfig) {
       super(config);
-      (this as unknown as { connection: StatementRegistry }).connection.parsedStatements = statements.parsed;
+      (this as unknown as { connection: ParsedStatements }).connection.parsedStatements = this.#statements.parsed;
     }
 
     override query(...args: QueryArgs): never {
       const [text, values, callback] = args;
       const query = super.query.bind(this) as (...a: unknown[]) => Promise<unknown>;
-      if (typeof text !== 'string' || !text.startsWith(PREPARED) || callback !== undefined) return query(...args) as never;
-      return statements.run(statementHash(text), this, (name) => query({ name, text, values })) as never;
+      if (typeof text !== 'string' || !text.startsWith(PREPARED)) return query(...args) as never;
+      const result = this.#statements.run(text, this, (name) => query({ name, text, values }));
+      if (typeof callback !== 'function') return result as never;
+      result.then((res) => callback(null, res), (err: unknown) => callback(err));
+      return undefined as never;
     }
   };
 }
-
-const statementHash = (text: string) => `gw_${createHash('sha1').update(text).digest('base64url').slice(0, 20)}`;
 
 /**
  * On the embedded database every statement runs one after another, so under load a connection can
@@ -171,7 +150,7 @@ export function createPool(connectionString: string, max: number, opts: { embedd
   const pool = new pg.Pool({
     connectionString,
     max,
-    Client: opts.embedded ? sessionStatementsClient() : PreparingClient,
+    Client: preparingClient(opts.embedded ? new SessionStatements() : null),
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: opts.embedded ? 120_000 : 10_000,
     // Awaited before the pool hands the new client out. Best effort: without the settings a search

@@ -4,6 +4,7 @@
  * connection keeps a bounded number of them. On the embedded database, where all connections share
  * one session, the pool's connections share the session's statements, bounded the same way.
  */
+import type pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createPool, PREPARED, PREPARED_PER_CONNECTION } from '../../db/connect';
 import type { DatabaseHandle } from '../../db/open-database';
@@ -77,10 +78,10 @@ it("shares the session's statements among the embedded pool's connections, under
 });
 
 it("keeps apart the statements of two pools on one embedded session (the web's and the inline worker's)", async () => {
-  const other = createPool(handle.connectionString, 2, { embedded: handle.mode === 'embedded' });
+  const [web, worker] = [1, 2].map(() => createPool(handle.connectionString, 2, { embedded: handle.mode === 'embedded' })) as [pg.Pool, pg.Pool];
   const text = `${PREPARED} select $1::int + 700 as n`;
   try {
-    for (const pool of [handle.pool, other, handle.pool, other]) {
+    for (const pool of [web, worker, web, worker]) {
       const client = await pool.connect();
       try {
         expect((await client.query(text, [1])).rows).toEqual([{ n: 701 }]);
@@ -89,6 +90,6 @@ it("keeps apart the statements of two pools on one embedded session (the web's a
       }
     }
   } finally {
-    await other.end();
+    await Promise.all([web.end(), worker.end()]);
   }
 });
