@@ -56,10 +56,14 @@ export function loadLocalEncoder(assetPath: string = DEFAULT_STATIC_ASSET): Prom
 }
 
 /**
- * Texts embedded between yields to the event loop, so a big ingest never stalls I/O: ~0.5 ms a
- * text, so 32 hold the loop ~15-20 ms (256 held it ~140 ms, over the web loop's 50 ms target).
+ * Embedding time between yields to the event loop, so a big ingest never stalls I/O. By time, not by
+ * count: a text costs 0.8 ms at 500 characters and 1.5 ms at a 300-token chunk's ~2,000, so the 32
+ * texts a slice held until 28 Nov took ~50 ms (~100 ms on a busy machine). In the worker's thread
+ * that stall sat between the round trips of whatever transaction another job had open there, and on
+ * the embedded database an open transaction holds the one session: chunks being moved held it for
+ * ~480 ms, of which ~130 ms was the statements (issue 26).
  */
-const SLICE = 32;
+const SLICE_MS = 8;
 
 export function createLocalEmbeddingProvider(opts: LocalEmbeddingOptions = {}): EmbeddingProvider {
   const load = () => loadLocalEncoder(opts.assetPath);
@@ -71,9 +75,13 @@ export function createLocalEmbeddingProvider(opts: LocalEmbeddingOptions = {}): 
     async embedDocuments(texts: string[]): Promise<EmbeddingVector[]> {
       const { encoder } = await checked(load());
       const out: EmbeddingVector[] = [];
-      for (let i = 0; i < texts.length; i += SLICE) {
-        if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-        for (const text of texts.slice(i, i + SLICE)) out.push(encoder.embed(text));
+      let sliceStart = performance.now();
+      for (const text of texts) {
+        if (performance.now() - sliceStart >= SLICE_MS) {
+          await new Promise((resolve) => setImmediate(resolve));
+          sliceStart = performance.now();
+        }
+        out.push(encoder.embed(text));
       }
       return out;
     },
