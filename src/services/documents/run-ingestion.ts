@@ -43,6 +43,7 @@ export async function runIngestion(
       'documents.crawl_options',
       'documents.recrawl',
       'documents.org_id',
+      'documents.size_bytes',
     ])
     .where('documents.id', '=', documentId)
     .executeTakeFirst();
@@ -60,6 +61,13 @@ export async function runIngestion(
     if (doc.source === 'upload') {
       const file = await readDocumentFile(deps.db, doc.id);
       if (!file) return 'skipped';
+      if (doc.size_bytes !== null && file.length !== doc.size_bytes) {
+        // The process that took the upload died while writing its parts (create-document.ts).
+        log.warn({ stored: file.length, size: doc.size_bytes }, 'document failed: its upload was interrupted');
+        await progress.close();
+        await markDocumentFailed(deps.db, doc.id, 'The upload was interrupted before the whole file was stored; upload it again');
+        return 'failed';
+      }
       parsed = await extractUpload(file, { filename: doc.filename, type: doc.content_type as DocumentType, config: deps.config, onProgress });
     } else {
       const done = await crawlDocument(deps, doc, { full: true, progress });

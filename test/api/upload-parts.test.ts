@@ -1,0 +1,103 @@
+/**
+ * A file of several parts (src/services/documents/create-document.ts). On the embedded database its
+ * parts are written outside the transaction that creates the document, so no transaction holds the
+ * one session for the whole file; either way the job runs at once once the file is whole, a failure
+ * while writing leaves nothing behind, and a job that finds its file incomplete (the process died
+ * while writing it) fails the document instead of leaving it processing.
+ */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { DocumentId } from '../../src/ids';
+import { FILE_PART_BYTES, readDocumentFile } from '../../src/services/documents/document-file';
+import { runIngestion } from '../../src/services/documents/run-ingestion';
+import { orgWithKb, seededProse } from '../helpers/ingestion-load';
+import { createTestApp, type TestApp } from '../helpers/test-app';
+import { uploadFile } from '../helpers/upload';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+/** Text of a little over two parts. */
+const bigText = () => {
+  const prose = seededProse(31, 400);
+  return prose.repeat(Math.ceil((2 * FILE_PART_BYTES + 1000) / prose.length));
+};
+
+const jobOf = async (id: string) =>
+  (await sql<{ run_at: Date }>`select run_at from graphile_worker._private_jobs where key = ${`ingest:${id}`}`.execute(t.db)).rows[0];
+
+it('stores every part of a big upload, outside the creating transaction on the embedded database, and queues its job to run now', async () => {
+  const a = await orgWithKb(t);
+  const text = bigText();
+  // Which transaction wrote the row and each part.
+  await sql`create table written_in (what text, tx bigint)`.execute(t.db);
+  await sql.raw(`create function note_tx() returns trigger language plpgsql as $$
+    begin
+      insert into written_in values (tg_table_name || coalesce(':' || (to_jsonb(new)->>'part'), ''), txid_current());
+      return new;
+    end $$`).execute(t.db);
+  await sql`create trigger note_tx after insert on documents for each row execute function note_tx()`.execute(t.db);
+  await sql`create trigger note_tx after insert on document_files for each row execute function note_tx()`.execute(t.db);
+  let up: Awaited<ReturnType<typeof uploadFile>>;
+  let written: Array<{ what: string; tx: string }>;
+  try {
+    up = await uploadFile(t.app, a.key, a.kbId, { name: 'big.txt', bytes: text, type: 'text/plain' });
+    written = (await sql<{ what: string; tx: string }>`select what, tx::text from written_in order by what`.execute(t.db)).rows;
+  } finally {
+    await sql`drop trigger note_tx on documents`.execute(t.db);
+    await sql`drop trigger note_tx on document_files`.execute(t.db);
+    await sql`drop function note_tx()`.execute(t.db);
+    await sql`drop table written_in`.execute(t.db);
+  }
+  expect(up.status).toBe(202);
+  expect(written.map((w) => w.what)).toEqual(['document_files:0', 'document_files:1', 'document_files:2', 'documents']);
+  // The configured database decides (test configs name the embedded one on both databases).
+  const transactions = new Set(written.map((w) => w.tx)).size;
+  expect(transactions).toBe(t.deps.config.database.kind === 'embedded' ? 4 : 1);
+  const id = up.body.document.id as DocumentId;
+  expect((await readDocumentFile(t.db, id))!.toString()).toBe(text);
+  const job = await jobOf(id);
+  expect(job).toBeDefined();
+  // Not the held-back time of a file still being written (10 minutes ahead).
+  expect(job!.run_at.getTime()).toBeLessThan(Date.now() + 5_000);
+});
+
+it('leaves no document, part or job behind when writing a part fails', async () => {
+  const a = await orgWithKb(t);
+  await sql.raw(`create function fail_second_part() returns trigger language plpgsql as $$
+    begin
+      if new.part >= 1 then raise exception 'simulated failure writing a part'; end if;
+      return new;
+    end $$`).execute(t.db);
+  await sql`create trigger fail_second_part before insert on document_files for each row execute function fail_second_part()`.execute(t.db);
+  try {
+    const up = await uploadFile(t.app, a.key, a.kbId, { name: 'big.txt', bytes: bigText(), type: 'text/plain' });
+    expect(up.status).toBe(500);
+    expect(up.body.error.code).toBe('internal_error');
+  } finally {
+    await sql`drop trigger fail_second_part on document_files`.execute(t.db);
+    await sql`drop function fail_second_part()`.execute(t.db);
+  }
+  const left = await t.db.selectFrom('documents').select('id').where('kb_id', '=', a.kbId as never).execute();
+  expect(left).toEqual([]);
+  const jobs = await sql<{ n: number }>`select count(*)::int as n from graphile_worker._private_jobs where payload->>'document_id' not in (select id from documents)`.execute(t.db);
+  expect(jobs.rows[0]!.n).toBe(0);
+});
+
+it('fails a document whose job finds its file incomplete, asking for the upload again', async () => {
+  const a = await orgWithKb(t);
+  const up = await uploadFile(t.app, a.key, a.kbId, { name: 'big.txt', bytes: bigText(), type: 'text/plain' });
+  expect(up.status).toBe(202);
+  const id = up.body.document.id as DocumentId;
+  // As if the process had died before writing the last part.
+  await t.db.deleteFrom('document_files').where('document_id', '=', id).where('part', '=', 2).execute();
+  expect(await runIngestion(t.deps, id)).toBe('failed');
+  const doc = await t.db.selectFrom('documents').select(['status', 'error']).where('id', '=', id).executeTakeFirstOrThrow();
+  expect(doc.status).toBe('failed');
+  expect(doc.error).toMatch(/upload was interrupted.*upload it again/);
+});
