@@ -11,8 +11,8 @@
  * that dies meanwhile leaves a job that runs after the guard, finds the file incomplete and marks
  * the document failed (run-ingestion.ts), so nothing stays "processing" for ever.
  */
-import type { ServiceContext } from '../../context';
 import { sql } from 'kysely';
+import type { ServiceContext } from '../../context';
 import type { DocumentRow, DocumentSource, KnowledgeBase } from '../../../db/types';
 import { AppError } from '../../errors';
 import { newId, type BatchId } from '../../ids';
