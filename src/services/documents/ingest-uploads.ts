@@ -13,6 +13,7 @@
  * The answer carries a `batch_id`: the batch's progress (counts per status, documents, percent) is
  * read back by id on every transport (src/services/documents/upload-batch.ts).
  */
+import { setImmediate as nextEventLoopTurn } from 'node:timers/promises';
 import { z } from 'zod';
 import type { ServiceContext } from '../../context';
 import { AppError, type ErrorCode } from '../../errors';
@@ -95,6 +96,10 @@ export async function ingestUploads(
       let next = unpacking.next();
       for (; !next.done; next = unpacking.next()) {
         const entry = next.value;
+        if (entry === null) {
+          await nextEventLoopTurn(); // other requests run between slices of a big entry's inflation
+          continue;
+        }
         listed++;
         const name = entry.name;
         if (entry.status === 'file') await accept(name, entry.bytes);
