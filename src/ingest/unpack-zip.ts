@@ -83,7 +83,7 @@ class StoppableInflate {
  * stop it or the caller gets a turn. 16 KB slices made ~16 MB a push; inflating a ZIP of ten 20 MB
  * one-character files then stalled the web thread for 0.8–0.9 s at a time under the hostile bench,
  * while another organisation's requests waited (issue 26). Smaller slices cost a ZIP of 40 real
- * documents (9.5 MB) 440 ms instead of 294 ms; 1 KB slices cost 1.2 s.
+ * documents (9.5 MB) 0.41–0.64 s instead of 0.29–0.37 s; 1 KB slices cost 1.2 s.
  */
 const SLICE = 4 * 1024;
 /** Inflating time after which the entries generator yields `null`: the caller's cue to let its event loop run. */
@@ -104,8 +104,8 @@ export function unpackZip(archive: Uint8Array, limits: ZipLimits): { entries: Un
  * held 200 MB, and as much again in the pieces it was joined from, issue 26). `inflate` is asked
  * as each entry is reached: false lists the entry as `unread`, without inflating it (a request past
  * its time budget names the files it did not process without spending the time to inflate them).
- * Between entries it yields `null` every TURN_MS of inflating: an async caller awaits a turn of its
- * event loop there, so one big entry never holds the loop for its whole inflation.
+ * Between slices, inside an entry too, it yields `null` every TURN_MS of inflating: an async caller
+ * awaits a turn of its event loop there, so one big entry never holds the loop for its whole inflation.
  */
 export function* unpackZipEntries(
   archive: Uint8Array,
