@@ -371,9 +371,10 @@ describe('chatStream: the Sandbox chat as a subscription over SSE', () => {
   });
 
   it('is charged against the rate limit like any request', async () => {
-    const limited = createApp({ ...t.deps, config: { ...t.deps.config, rateLimitPerMinute: 2 } });
+    // Three a minute: the KB's creation, then two chats. (On PostgreSQL the count is shared by every app.)
+    const limited = createApp({ ...t.deps, config: { ...t.deps.config, rateLimitPerMinute: 3 } });
     const org = await createOrgWithKey(t.deps, { plan: 'pro' });
-    const kb = await restClient(t.app, org.api_key).post('/api/kbs', { name: 'KB' });
+    const kb = await restClient(limited, org.api_key).post('/api/kbs', { name: 'KB' });
     const send = async () => {
       const res = await limited.fetch(new Request(`${ORIGIN}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': org.api_key }, body: JSON.stringify({ query: CHAT_STREAM, variables: { kbId: kb.body.kb.id, m: 'Anything?' } }) }));
       const out: any[] = [];

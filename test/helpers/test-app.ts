@@ -14,7 +14,12 @@ export function testConfig(env: Record<string, string> = {}): Config {
 
 export async function createTestApp(opts: { env?: Record<string, string>; kind?: TestDbKind } = {}) {
   const database = await createTestDatabase(opts.kind ?? testDbKind);
-  const config = testConfig(opts.env);
+  // The configuration names the database the file really runs on, so code that differs between the
+  // two (transactions on PostgreSQL, single statements and steps on the embedded one) runs the path
+  // that database takes in production.
+  const configured = testConfig(opts.env);
+  const config: Config =
+    database.mode === 'postgres' ? { ...configured, database: { kind: 'postgres', url: database.connectionString } } : configured;
   const logger = createLogger(config.logLevel);
   const deps: AppDeps = { db: database.db, config, logger, ...createAiDeps(config) };
   const runtime: Runtime = { config, logger, database, deps };
