@@ -21,6 +21,7 @@ import * as m0930 from './20261126_0930_ingest_pending_chunks';
 import * as m1040 from './20261126_1040_kb_voice_settings';
 import * as m1060 from './20261126_1060_upload_batches';
 import * as m1100 from './20261126_1100_document_file_parts';
+import * as m1200 from './20261128_1200_document_file_storage';
 
 /** Listed explicitly (not read from disk) so migrations work the same under tsx, vitest and bundlers. */
 export const migrations: Record<string, Migration> = {
@@ -46,4 +47,5 @@ export const migrations: Record<string, Migration> = {
   '20261126_1040_kb_voice_settings': m1040,
   '20261126_1060_upload_batches': m1060,
   '20261126_1100_document_file_parts': m1100,
+  '20261128_1200_document_file_storage': m1200,
 };
