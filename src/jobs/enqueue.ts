@@ -2,7 +2,7 @@
  * Typed job enqueueing through graphile-worker's SQL API, so a job is added in the SAME transaction
  * as the rows it works on: either both exist or neither does.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { z } from 'zod';
 import type { Database } from '../../db/types';
 
@@ -47,12 +47,14 @@ export async function enqueueJob<N extends JobName>(db: Kysely<Database>, name: 
  * another's one file wait for more than the job each worker slot is running. First come first served
  * made it wait for every job queued before it.
  */
-export async function enqueueOrgJob<N extends JobName>(
-  db: Kysely<Database>,
-  name: N,
-  payload: JobPayload<N>,
-  opts: Omit<EnqueueOptions, 'queueName'> & { orgId: string; documentId: string },
-): Promise<void> {
+export async function enqueueOrgJob<N extends JobName>(db: Kysely<Database>, name: N, payload: JobPayload<N>, opts: OrgJobOptions): Promise<void> {
+  await sql`select ${orgJobCall(name, payload, opts)}`.execute(db);
+}
+
+type OrgJobOptions = Omit<EnqueueOptions, 'queueName'> & { orgId: string; documentId: string };
+
+/** enqueueOrgJob's `graphile_worker.add_job(...)` call, for a statement that adds the job along with its rows. */
+export function orgJobCall<N extends JobName>(name: N, payload: JobPayload<N>, opts: OrgJobOptions): RawBuilder<unknown> {
   const waiting = sql`(
     select least(count(*), 32767)::int
     from graphile_worker._private_jobs j
@@ -61,12 +63,16 @@ export async function enqueueOrgJob<N extends JobName>(
       and j.locked_at is null
       and j.key is distinct from ${opts.jobKey ?? null}::text
   )`;
-  await addJob(db, name, payload, { ...opts, queueName: orgQueue(opts.orgId, opts.documentId) }, waiting);
+  return addJobCall(name, payload, { ...opts, queueName: orgQueue(opts.orgId, opts.documentId) }, waiting);
 }
 
-async function addJob(db: Kysely<Database>, name: JobName, payload: unknown, opts: EnqueueOptions, priority: ReturnType<typeof sql>): Promise<void> {
+async function addJob(db: Kysely<Database>, name: JobName, payload: unknown, opts: EnqueueOptions, priority: RawBuilder<unknown>): Promise<void> {
+  await sql`select ${addJobCall(name, payload, opts, priority)}`.execute(db);
+}
+
+function addJobCall(name: JobName, payload: unknown, opts: EnqueueOptions, priority: RawBuilder<unknown>): RawBuilder<unknown> {
   const parsed = JOB_PAYLOADS[name].parse(payload);
-  await sql`select graphile_worker.add_job(
+  return sql`graphile_worker.add_job(
       ${name}::text,
       ${JSON.stringify(parsed)}::json,
       queue_name := ${opts.queueName ?? null}::text,
@@ -74,5 +80,5 @@ async function addJob(db: Kysely<Database>, name: JobName, payload: unknown, opt
       max_attempts := ${opts.maxAttempts ?? 5}::int,
       run_at := ${opts.runAt ?? null}::timestamptz,
       priority := ${priority}
-    )`.execute(db);
+    )`;
 }

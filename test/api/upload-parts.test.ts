@@ -10,6 +10,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { DocumentId } from '../../src/ids';
 import { FILE_PART_BYTES, readDocumentFile } from '../../src/services/documents/document-file';
 import { runIngestion } from '../../src/services/documents/run-ingestion';
+import { restClient } from '../helpers/api-client';
+import { createOrgWithKey } from '../helpers/factories';
 import { orgWithKb, seededProse } from '../helpers/ingestion-load';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 import { uploadFile } from '../helpers/upload';
@@ -56,7 +58,6 @@ it('stores every part of a big upload, outside the creating transaction on the e
   }
   expect(up.status).toBe(202);
   expect(written.map((w) => w.what)).toEqual(['document_files:0', 'document_files:1', 'document_files:2', 'documents']);
-  // The configured database decides (test configs name the embedded one on both databases).
   const transactions = new Set(written.map((w) => w.tx)).size;
   expect(transactions).toBe(t.deps.config.database.kind === 'embedded' ? 4 : 1);
   const id = up.body.document.id as DocumentId;
@@ -100,4 +101,45 @@ it('fails a document whose job finds its file incomplete, asking for the upload 
   const doc = await t.db.selectFrom('documents').select(['status', 'error']).where('id', '=', id).executeTakeFirstOrThrow();
   expect(doc.status).toBe('failed');
   expect(doc.error).toMatch(/upload was interrupted.*upload it again/);
+});
+
+it('creates a small upload, its file and its job in one statement on the embedded database, in one transaction on PostgreSQL', async () => {
+  const a = await orgWithKb(t);
+  // The statement and the transaction that wrote each row.
+  await sql`create table written_in (what text, tx bigint, statement_at timestamptz)`.execute(t.db);
+  await sql.raw(`create function note_statement() returns trigger language plpgsql as $$
+    begin
+      insert into public.written_in values (tg_table_name, txid_current(), statement_timestamp());
+      return new;
+    end $$`).execute(t.db);
+  const tables = ['documents', 'document_files', 'graphile_worker._private_jobs'];
+  for (const table of tables) await sql`create trigger note_statement after insert on ${sql.raw(table)} for each row execute function note_statement()`.execute(t.db);
+  let written: Array<{ what: string; tx: string; statement_at: Date }>;
+  try {
+    const up = await uploadFile(t.app, a.key, a.kbId, { name: 'note.md', bytes: '# Returns\n\nWithin 30 days.\n', type: 'text/markdown' });
+    expect(up.status).toBe(202);
+    written = (await sql<{ what: string; tx: string; statement_at: Date }>`select what, tx::text, statement_at from written_in order by what`.execute(t.db)).rows;
+  } finally {
+    for (const table of tables) await sql`drop trigger note_statement on ${sql.raw(table)}`.execute(t.db);
+    await sql`drop function note_statement()`.execute(t.db);
+    await sql`drop table written_in`.execute(t.db);
+  }
+  expect(written.map((w) => w.what)).toEqual(['_private_jobs', 'document_files', 'documents']);
+  expect(new Set(written.map((w) => w.tx)).size).toBe(1);
+  const statements = new Set(written.map((w) => w.statement_at.getTime())).size;
+  expect(statements).toBe(t.deps.config.database.kind === 'embedded' ? 1 : 3);
+});
+
+it('refuses the document over the plan limit in that one statement too, writing nothing', async () => {
+  const org = await createOrgWithKey(t.deps, { plan: 'free' });
+  const a = { key: org.api_key, kbId: (await restClient(t.app, org.api_key).post('/api/kbs', { name: 'KB' })).body.kb.id as string };
+  const accepted = await Promise.all(Array.from({ length: 50 }, (_, i) => uploadFile(t.app, a.key, a.kbId, { name: `n${i}.txt`, bytes: `Note ${i}.`, type: 'text/plain' })));
+  expect(accepted.map((r) => r.status)).toEqual(Array(50).fill(202));
+  const jobsBefore = await sql<{ n: number }>`select count(*)::int as n from graphile_worker._private_jobs`.execute(t.db);
+  const refused = await uploadFile(t.app, a.key, a.kbId, { name: 'one-too-many.txt', bytes: 'Note.', type: 'text/plain' });
+  expect(refused.status).toBe(403);
+  expect(refused.body.error).toMatchObject({ code: 'plan_limit_exceeded', message: 'The free plan allows 50 documents; delete some or upgrade the plan' });
+  const jobsAfter = await sql<{ n: number }>`select count(*)::int as n from graphile_worker._private_jobs`.execute(t.db);
+  expect(jobsAfter.rows[0]!.n).toBe(jobsBefore.rows[0]!.n);
+  expect(await t.db.selectFrom('documents').select('id').where('filename', '=', 'one-too-many.txt').execute()).toEqual([]);
 });
