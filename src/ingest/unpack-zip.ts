@@ -5,14 +5,31 @@
  *  - nothing is written to disk, and entry names that climb out of the archive (`../`, absolute
  *    paths, drive letters) are refused all the same, since the name becomes the document's;
  *  - archives inside the archive are refused (no recursion, no zip-of-zips bomb);
- *  - hidden and system files (`__MACOSX/`, `.DS_Store`, dot files, `Thumbs.db`) are skipped.
+ *  - hidden and system files (`__MACOSX/`, `.DS_Store`, dot files, `Thumbs.db`) are skipped;
+ *  - an entry that inflates to more than `maxRatio` times the compressed bytes it was fed (once past
+ *    RATIO_GRACE_BYTES) is refused there, as Apache POI's ZipSecureFile refuses below a 1 % inflate
+ *    ratio: a bomb's 20 MB of one character (~1,000:1) stops after 1 MB, not after 20 MB of CPU.
  * Entries come back in archive order, each with its bytes or the reason it was not taken.
  */
 import { Unzip, UnzipInflate, type FlateError, type UnzipFile } from 'fflate';
 import { extensionOf } from './detect-type';
 import { isZip, listZipEntries } from './zip';
 
-export type ZipLimits = { maxEntryBytes: number; maxEntries: number; maxInflatedBytes: number };
+export type ZipLimits = {
+  maxEntryBytes: number;
+  maxEntries: number;
+  maxInflatedBytes: number;
+  /** Inflated bytes per compressed byte above which an entry is refused (default MAX_INFLATE_RATIO). */
+  maxRatio?: number;
+};
+
+/**
+ * Text deflates 3–10:1 and documents (PDF, DOCX) about 1:1; deflate's own ceiling is ~1,032:1,
+ * where only repetition gets. 100:1 is POI's default limit for the same check.
+ */
+export const MAX_INFLATE_RATIO = 100;
+/** What an entry may inflate to before its ratio counts: small files of repeated text stay welcome. */
+const RATIO_GRACE_BYTES = 1024 * 1024;
 
 export type UnpackedEntry =
   | { name: string; status: 'file'; bytes: Buffer }
@@ -64,12 +81,18 @@ class StoppableInflate {
   ondata: (err: FlateError | null, data: Uint8Array, final: boolean) => void = () => {};
   private readonly inner = new UnzipInflate();
   private stopped = false;
+  /** Compressed bytes fed so far (some perhaps not yet inflated: the ratio errs low, never high). */
+  compressedIn = 0;
   constructor() {
     this.inner.ondata = (err, data, final) => {
       if (!this.stopped) this.ondata(err, data, final);
     };
+    StoppableInflate.latest = this;
   }
+  /** The instance the last `file.start()` made: fflate gives the entry no handle on its decoder. */
+  static latest: StoppableInflate | null = null;
   push(data: Uint8Array, final: boolean) {
+    this.compressedIn += data.length;
     if (!this.stopped) this.inner.push(data, final);
   }
   terminate() {
@@ -113,6 +136,7 @@ export function* unpackZipEntries(
   inflate: () => boolean = () => true,
 ): Generator<UnpackedEntry | null, { damaged: boolean }, void> {
   const ready: UnpackedEntry[] = [];
+  const maxRatio = limits.maxRatio ?? MAX_INFLATE_RATIO;
   let inflated = 0;
   let files = 0;
   let damaged = false;
@@ -144,6 +168,7 @@ export function* unpackZipEntries(
     const parts: Uint8Array[] = [];
     let size = 0;
     let settled = false;
+    let decoder: StoppableInflate | null = null;
     const refuse = (code: 'payload_too_large' | 'invalid_input', reason: string) => {
       settled = true;
       parts.length = 0;
@@ -160,6 +185,9 @@ export function* unpackZipEntries(
       size += chunk.length;
       inflated += chunk.length;
       if (size > limits.maxEntryBytes) return refuse('payload_too_large', `The file exceeds the upload limit of ${Math.round(limits.maxEntryBytes / MB)} MB`);
+      if (decoder && size > RATIO_GRACE_BYTES && size > maxRatio * decoder.compressedIn) {
+        return refuse('payload_too_large', `The file inflates to more than ${maxRatio} times its compressed size, as ZIP bombs do, so it was not unpacked; upload it on its own`);
+      }
       if (inflated > limits.maxInflatedBytes) {
         return refuse('payload_too_large', `The archive inflates to more than ${Math.round(limits.maxInflatedBytes / MB)} MB`);
       }
@@ -173,7 +201,9 @@ export function* unpackZipEntries(
       }
     };
     try {
+      StoppableInflate.latest = null;
       file.start();
+      decoder = StoppableInflate.latest; // null for a stored (uncompressed) entry: its ratio is 1
     } catch {
       if (!settled) refuse('invalid_input', 'The entry uses a compression method that is not supported');
     }

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { deflateRawSync, deflateSync } from 'node:zlib';
+import { zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { parseDocx } from '../../src/ingest/parse-docx';
 import { unpackZip, unpackZipEntries } from '../../src/ingest/unpack-zip';
@@ -18,6 +19,7 @@ import { ascii85, lzwBomb, lzwCodes, pdfWithContentStreams, runLength, textConte
 import { deflateBomb, documentXml, makeDocx, makeZip } from './zip-fixture';
 
 const MB = 1024 * 1024;
+const DOCS = path.resolve(import.meta.dirname, '../../../shared/data/docs');
 const deflated = (text: string) => ({ deflated: deflateRawSync(Buffer.from(text)), declaredSize: Buffer.byteLength(text) });
 
 async function refusal(bytes: Uint8Array) {
@@ -70,7 +72,8 @@ describe('decompression bombs', () => {
 
   it('inflates a bulk-upload ZIP one entry at a time, as the caller takes them (ten 20 MB entries held 200 MB at once)', () => {
     const archive = makeZip(Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`big-${i}.txt`, { deflated: deflateBomb(20), declaredSize: 20 * MB }])));
-    const limits = { maxEntryBytes: 25 * MB, maxEntries: 1000, maxInflatedBytes: 200 * MB };
+    // The ratio guard off: this is what big entries of any ratio cost.
+    const limits = { maxEntryBytes: 25 * MB, maxEntries: 1000, maxInflatedBytes: 200 * MB, maxRatio: Infinity };
     let asked = 0;
     const unpacking = unpackZipEntries(archive, limits, () => ++asked > 0);
     let first = unpacking.next();
@@ -93,7 +96,7 @@ describe('decompression bombs', () => {
 
   it('gives its caller a turn every few milliseconds of inflating, inside a big entry too (a 20 MB entry held the web thread 0.8 s)', () => {
     const archive = makeZip(Object.fromEntries(Array.from({ length: 3 }, (_, i) => [`big-${i}.txt`, { deflated: deflateBomb(20), declaredSize: 20 * MB }])));
-    const unpacking = unpackZipEntries(archive, { maxEntryBytes: 25 * MB, maxEntries: 1000, maxInflatedBytes: 200 * MB });
+    const unpacking = unpackZipEntries(archive, { maxEntryBytes: 25 * MB, maxEntries: 1000, maxInflatedBytes: 200 * MB, maxRatio: Infinity });
     // CPU time of the process between the caller's turns: other processes on a busy machine do not add
     // to it (its own GC and compiler threads do, hence the margin).
     let longestMs = 0;
@@ -108,6 +111,32 @@ describe('decompression bombs', () => {
     // One 4 KB slice inflates ~4 MB: ~25 ms warm, up to ~170 ms of CPU cold (measured 101 ms here).
     // With 16 KB slices and turns only between entries it was 700 ms.
     expect(longestMs).toBeLessThan(300);
+  });
+});
+
+describe('inflate ratio', () => {
+  const limits = { maxEntryBytes: 25 * MB, maxEntries: 1000, maxInflatedBytes: 200 * MB };
+
+  it('refuses an entry that inflates more than 100 times its compressed size after a few MB, and goes on with the next', () => {
+    const archive = makeZip({
+      ...Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`big-${i}.txt`, { deflated: deflateBomb(20, String.fromCharCode(0x61 + i)), declaredSize: 20 * MB }])),
+      'after.txt': 'Refunds take 5 days.',
+    });
+    const cpu = process.cpuUsage();
+    const { entries } = unpackZip(archive, limits);
+    const spent = process.cpuUsage(cpu);
+    expect(entries.map((e) => [e.name, e.status])).toEqual([...Array.from({ length: 10 }, (_, i) => [`big-${i}.txt`, 'refused']), ['after.txt', 'file']]);
+    expect(entries[0]).toMatchObject({ code: 'payload_too_large', reason: 'The file inflates to more than 100 times its compressed size, as ZIP bombs do, so it was not unpacked; upload it on its own' });
+    // 200 MB inflated took ~1.6 s of CPU; each entry now stops within its first slices.
+    expect((spent.user + spent.system) / 1000).toBeLessThan(1_000);
+  });
+
+  it('takes what text and documents really compress to, and repeated text under 1 MB', () => {
+    let x = 11;
+    const words = Array.from({ length: 400_000 }, () => `w${((x = (x * 1103515245 + 12345) & 0x7fffffff) % 5000).toString(36)}`).join(' ');
+    const archive = zipSync({ 'prose.txt': new TextEncoder().encode(words), 'lines.txt': new TextEncoder().encode('Section 1. '.repeat(90_000)), 'paper.pdf': readFileSync(path.join(DOCS, 'layout-parser-paper-with-table.pdf')) }, { level: 9 });
+    const { entries } = unpackZip(archive, limits);
+    expect(entries.map((e) => [e.name, e.status])).toEqual([['prose.txt', 'file'], ['lines.txt', 'file'], ['paper.pdf', 'file']]);
   });
 });
 
