@@ -160,6 +160,11 @@ export interface ChunksTable {
   disabled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   edited_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   source_hash: string | null;
+  /**
+   * Migration 1300: stored but not yet in the HNSW index (a big document on the embedded database);
+   * retrieval scans these rows exactly until `kbs__index_vectors` moves them in.
+   */
+  vector_pending: Generated<boolean>;
   created_at: Timestamp;
 }
 

@@ -22,6 +22,7 @@ import * as m1040 from './20261126_1040_kb_voice_settings';
 import * as m1060 from './20261126_1060_upload_batches';
 import * as m1100 from './20261126_1100_document_file_parts';
 import * as m1200 from './20261128_1200_document_file_storage';
+import * as m1300 from './20261128_1300_vectors_indexed_later';
 
 /** Listed explicitly (not read from disk) so migrations work the same under tsx, vitest and bundlers. */
 export const migrations: Record<string, Migration> = {
@@ -48,4 +49,5 @@ export const migrations: Record<string, Migration> = {
   '20261126_1060_upload_batches': m1060,
   '20261126_1100_document_file_parts': m1100,
   '20261128_1200_document_file_storage': m1200,
+  '20261128_1300_vectors_indexed_later': m1300,
 };

@@ -10,6 +10,7 @@ export const JOB_PAYLOADS = {
   documents__ingest: z.object({ document_id: z.string() }),
   documents__ingest_step: z.object({ document_id: z.string() }),
   kbs__reembed: z.object({ kb_id: z.string() }),
+  kbs__index_vectors: z.object({ kb_id: z.string() }),
   documents__recrawl: z.object({ document_id: z.string() }),
   documents__recrawl_due: z.object({}).passthrough(),
 } as const;
@@ -81,4 +82,17 @@ function addJobCall(name: JobName, payload: unknown, opts: EnqueueOptions, prior
       run_at := ${opts.runAt ?? null}::timestamptz,
       priority := ${priority}
     )`;
+}
+
+/**
+ * Whether a job other than the running ones could start now: then a big document's job ends after
+ * its current step and queues the next one behind it. A job of a queue another worker holds counts
+ * too: yielding for nothing costs one step's hand-off, never fairness.
+ */
+export async function jobsWaiting(db: Kysely<Database>): Promise<boolean> {
+  const { rows } = await sql<{ waiting: boolean }>`select exists (
+      select 1 from graphile_worker._private_jobs
+      where locked_at is null and run_at <= now() and attempts < max_attempts
+    ) as waiting`.execute(db);
+  return rows[0]?.waiting === true;
 }

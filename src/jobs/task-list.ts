@@ -4,6 +4,7 @@ import type { AppDeps } from '../context';
 import { documentsIngest, documentsIngestStep } from './documents__ingest';
 import type { JobName } from './enqueue';
 import { kbsReembed } from './kbs__reembed';
+import { kbsIndexVectors } from './kbs__index_vectors';
 import { documentsRecrawl, documentsRecrawlDue } from './documents__recrawl';
 import { observeJob } from '../metrics';
 
@@ -15,6 +16,7 @@ export function createTaskList(deps: AppDeps): TaskList & Record<JobName, unknow
     documents__ingest: observed('documents__ingest', documentsIngest(deps)),
     documents__ingest_step: observed('documents__ingest_step', documentsIngestStep(deps)),
     kbs__reembed: observed('kbs__reembed', kbsReembed(deps)),
+    kbs__index_vectors: observed('kbs__index_vectors', kbsIndexVectors(deps)),
     documents__recrawl: observed('documents__recrawl', documentsRecrawl(deps)),
     documents__recrawl_due: observed('documents__recrawl_due', documentsRecrawlDue(deps)),
   };

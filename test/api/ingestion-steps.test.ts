@@ -3,14 +3,18 @@
  * to step while no other job waits, so with an empty queue it is ready in that one job and no chunk
  * goes through the pending table; once a job waits, the chunks not stored yet (including a step
  * already embedded but not stored) are handed over to a step job queued behind it. Either way every
- * chunk is stored exactly once.
+ * chunk is stored exactly once. On the embedded database the vectors join the HNSW index after the
+ * document is ready (index-vectors.ts); until then retrieval finds them by an exact scan.
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { EmbeddingProvider } from '../../src/ai/embeddings/types';
 import type { DocumentId } from '../../src/ids';
-import { INGEST_STEP_CHUNKS, jobsWaiting } from '../../src/services/documents/ingest-steps';
+import { INGEST_STEP_CHUNKS } from '../../src/services/documents/ingest-steps';
+import { jobsWaiting } from '../../src/jobs/enqueue';
 import { runIngestion } from '../../src/services/documents/run-ingestion';
+import { INDEX_STEP, indexPendingVectors, pendingVectors } from '../../src/services/documents/index-vectors';
+import { nearestSql, queryVectorSql } from '../../src/services/rag/vector-search';
 import { orgWithKb, seededProse } from '../helpers/ingestion-load';
 import { runQueuedJobs } from '../helpers/jobs';
 import { createTestApp, type TestApp } from '../helpers/test-app';
@@ -28,6 +32,7 @@ const count = async (table: 'chunks' | 'ingest_pending_chunks', doc: DocumentId)
   Number((await t.db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n')).where('document_id', '=', doc).executeTakeFirstOrThrow()).n);
 const distinctPositions = async (doc: DocumentId) =>
   Number((await sql<{ n: string }>`select count(distinct position) as n from chunks where document_id = ${doc}`.execute(t.db)).rows[0]!.n);
+const queuedJobNames = async () => (await sql<{ task_identifier: string }>`select task_identifier from graphile_worker.jobs order by id`.execute(t.db)).rows.map((r) => r.task_identifier);
 const statusOf = (id: DocumentId) => t.db.selectFrom('documents').select(['status', 'chunk_count', 'stage', 'error']).where('id', '=', id).executeTakeFirstOrThrow();
 
 /** Uploads a big text file and takes its queued job out, so the test runs the job itself. */
@@ -57,7 +62,57 @@ it('with no other job queued, a big document is ready in its first job, without 
   expect(await count('chunks', id)).toBe(doc.chunk_count);
   expect(await distinctPositions(id)).toBe(doc.chunk_count);
   expect(await count('ingest_pending_chunks', id)).toBe(0);
-  expect(await jobsWaiting(t.db)).toBe(false);
+  // On the embedded database the vectors are indexed after the document is ready, by one job of the KB.
+  expect(await queuedJobNames()).toEqual(t.deps.config.database.kind === 'embedded' ? ['kbs__index_vectors'] : []);
+}, 300_000);
+
+it('a big document is ready with its vectors not yet indexed on the embedded database, found by vector all the same, and then indexed', async () => {
+  await runQueuedJobs(t);
+  const id = await bigDocument(25, 4 * INGEST_STEP_CHUNKS);
+  expect(await runIngestion(t.deps, id)).toBe('ready');
+  const { kb_id: kbId } = await t.db.selectFrom('documents').select('kb_id').where('id', '=', id).executeTakeFirstOrThrow();
+  const total = await count('chunks', id);
+  const embedded = t.deps.config.database.kind === 'embedded';
+  expect(await pendingVectors(t.db, kbId)).toBe(embedded ? total : 0);
+  // Each of a few chunks is its own nearest neighbour, by the exact scan of the pending rows or by the index.
+  const probes = await t.db.selectFrom('chunks').select(['id', sql<string>`embedding::text`.as('vector'), 'embedding_model']).where('document_id', '=', id).orderBy('position').limit(5).execute();
+  const nearestOf = async (p: (typeof probes)[number]) => {
+    const v = { model: p.embedding_model!, embedding: new Float32Array(JSON.parse(p.vector) as number[]) };
+    const { rows } = await sql<{ id: string; score: number }>`with query_vector as (${queryVectorSql(v)}) ${nearestSql(kbId, v, 3)}`.execute(t.db);
+    return rows;
+  };
+  const before = await Promise.all(probes.map(nearestOf));
+  before.forEach((rows, i) => {
+    expect(rows[0]!.id).toBe(probes[i]!.id);
+    expect(rows[0]!.score).toBeCloseTo(1, 5);
+  });
+  await runQueuedJobs(t);
+  expect(await pendingVectors(t.db, kbId)).toBe(0);
+  expect(await queuedJobNames()).toEqual([]);
+  const after = await Promise.all(probes.map(nearestOf));
+  expect(after.map((rows) => rows[0]!.id)).toEqual(probes.map((p) => p.id));
+}, 300_000);
+
+it("the indexing job gives way to another organisation's waiting job after one statement, and queues itself behind it", async () => {
+  await runQueuedJobs(t);
+  const id = await bigDocument(26, 2 * INGEST_STEP_CHUNKS);
+  expect(await runIngestion(t.deps, id)).toBe('ready');
+  const { kb_id: kbId } = await t.db.selectFrom('documents').select('kb_id').where('id', '=', id).executeTakeFirstOrThrow();
+  const pending = await pendingVectors(t.db, kbId);
+  const small = await smallFileOfAnotherOrg();
+  if (t.deps.config.database.kind === 'embedded') {
+    expect(pending).toBe(await count('chunks', id));
+    // As the queued job would: one statement, then it sees the other organisation's job waiting.
+    expect(await indexPendingVectors(t.db, kbId)).toBe('continued');
+    expect(await pendingVectors(t.db, kbId)).toBe(pending - INDEX_STEP);
+    expect((await queuedJobNames()).sort()).toEqual(['documents__ingest', 'kbs__index_vectors']);
+  } else {
+    expect(pending).toBe(0);
+    expect(await indexPendingVectors(t.db, kbId)).toBe('done');
+  }
+  await runQueuedJobs(t);
+  expect((await statusOf(small)).status).toBe('ready');
+  expect(await pendingVectors(t.db, kbId)).toBe(0);
 }, 300_000);
 
 it("hands every chunk over when another organisation's job is already waiting, and the step job finishes it", async () => {

@@ -19,16 +19,16 @@
  * as for storeChunksInSteps: while a big document is (re)ingested, searches see the passages
  * stored so far, not the old version's.
  */
-import { sql } from 'kysely';
 import type { Db } from '../../../db/connect';
 import type { AppDeps } from '../../context';
 import type { DocumentId, KbId } from '../../ids';
 import type { DocumentIdentity } from '../../ingest/document-identity';
 import type { Chunk } from '../../ingest/types';
-import { enqueueOrgJob } from '../../jobs/enqueue';
+import { enqueueOrgJob, jobsWaiting } from '../../jobs/enqueue';
 import { storableText } from '../../validation';
 import { embedChunks } from './embed-chunks';
 import { ProgressReporter } from './progress';
+import { queueVectorIndexing } from './index-vectors';
 import { deleteChunksInSteps, FOREIGN_KEY_VIOLATION, markReady, STORE_STEP, toChunkRows, type EmbeddedChunk, type StoreMeta } from './store-chunks';
 
 /**
@@ -47,19 +47,6 @@ type Doc = { id: DocumentId; kb_id: KbId; org_id: string };
 type Meta = { pages: number | null; title: string | null; identity: DocumentIdentity | null; ocrPages?: number[] };
 
 export type StepOutcome = 'continued' | 'ready' | 'skipped';
-
-/**
- * Whether a job other than the running ones could start now: then a big document's job ends after
- * its current step and queues the next one behind it. A job of a queue another worker holds counts
- * too: yielding for nothing costs one step's hand-off, never fairness.
- */
-export async function jobsWaiting(db: Db): Promise<boolean> {
-  const { rows } = await sql<{ waiting: boolean }>`select exists (
-      select 1 from graphile_worker._private_jobs
-      where locked_at is null and run_at <= now() and attempts < max_attempts
-    ) as waiting`.execute(db);
-  return rows[0]?.waiting === true;
-}
 
 /** Where a run of steps takes its chunks from, and how it stores them and hands the rest over. */
 type StepSource = {
@@ -200,6 +187,7 @@ async function runSteps(
     const alive = await trx.selectFrom('documents').select('status').where('id', '=', doc.id).forUpdate().executeTakeFirst();
     if (alive?.status !== 'processing') return 'skipped';
     await markReady(trx, doc.id, stored, meta);
+    if (deps.config.database.kind === 'embedded') await queueVectorIndexing(trx, { kb_id: doc.kb_id, org_id: doc.org_id });
     deps.logger.info({ documentId: doc.id, chunks: stored }, 'document ready');
     return 'ready';
   });
@@ -248,13 +236,14 @@ async function keepPending(deps: AppDeps, doc: Doc, chunks: Chunk[]): Promise<bo
 
 /**
  * Stores a first job's step: on the embedded database STORE_STEP rows a statement (each holds the
- * one session), on PostgreSQL in one transaction. A retry of the job deletes them first.
+ * one session) with their vectors pending (index-vectors.ts), on PostgreSQL in one transaction. A
+ * retry of the job deletes them first.
  */
 async function insertChunks(deps: AppDeps, doc: Doc, chunks: EmbeddedChunk[], meta: StoreMeta): Promise<boolean> {
   try {
     if (deps.config.database.kind === 'embedded') {
       for (let i = 0; i < chunks.length; i += STORE_STEP) {
-        await deps.db.insertInto('chunks').values(toChunkRows(doc, chunks.slice(i, i + STORE_STEP), meta)).execute();
+        await deps.db.insertInto('chunks').values(toChunkRows(doc, chunks.slice(i, i + STORE_STEP), meta, { vectorsPending: true })).execute();
       }
     } else {
       await deps.db.insertInto('chunks').values(toChunkRows(doc, chunks, meta)).execute();
@@ -272,12 +261,13 @@ async function insertChunks(deps: AppDeps, doc: Doc, chunks: EmbeddedChunk[], me
  * session, so there it is STORE_STEP rows at a time. False when the document was deleted meanwhile.
  */
 async function movePending(deps: AppDeps, doc: Doc, chunks: EmbeddedChunk[], meta: StoreMeta): Promise<boolean> {
-  const size = deps.config.database.kind === 'embedded' ? STORE_STEP : chunks.length;
+  const embedded = deps.config.database.kind === 'embedded';
+  const size = embedded ? STORE_STEP : chunks.length;
   try {
     for (let i = 0; i < chunks.length; i += size) {
       const part = chunks.slice(i, i + size);
       await deps.db.transaction().execute(async (trx) => {
-        await trx.insertInto('chunks').values(toChunkRows(doc, part, meta)).execute();
+        await trx.insertInto('chunks').values(toChunkRows(doc, part, meta, { vectorsPending: embedded })).execute();
         await trx
           .deleteFrom('ingest_pending_chunks')
           .where('document_id', '=', doc.id)

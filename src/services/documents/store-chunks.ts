@@ -15,6 +15,7 @@ import { carryCuration, readCuration } from './curate-chunk';
 import { embeddingText } from './embed-chunks';
 import type { DocumentIdentity } from '../../ingest/document-identity';
 import { NO_PROGRESS } from './progress';
+import { queueVectorIndexing } from './index-vectors';
 
 export type EmbeddedChunk = Chunk & { embedding: Float32Array | null };
 
@@ -72,24 +73,26 @@ export async function storeChunks(
  * chunks are replaced STEP rows per transaction, and other requests run in between. The price:
  * while a big document is re-ingested, searches may miss some of its passages for the seconds the
  * steps take (on PostgreSQL the one transaction stays: it blocks no reader). A crash in between
- * leaves the document 'processing'; the retry starts by deleting what was written.
+ * leaves the document 'processing'; the retry starts by deleting what was written. The vectors are
+ * stored pending and indexed after the document is ready (index-vectors.ts).
  */
 async function storeChunksInSteps(db: Db, doc: { id: DocumentId; kb_id: KbId }, chunks: EmbeddedChunk[], meta: StoreMeta): Promise<boolean> {
   const curation = await readCuration(db, doc.id);
   await deleteChunksInSteps(db, doc.id);
   for (let i = 0; i < chunks.length; i += STEP) {
     try {
-      await db.insertInto('chunks').values(toChunkRows(doc, chunks.slice(i, i + STEP), meta)).execute();
+      await db.insertInto('chunks').values(toChunkRows(doc, chunks.slice(i, i + STEP), meta, { vectorsPending: true })).execute();
     } catch (err) {
       if ((err as { code?: string }).code === FOREIGN_KEY_VIOLATION) return false; // the document was deleted meanwhile
       throw err;
     }
   }
   return db.transaction().execute(async (trx) => {
-    const alive = await trx.selectFrom('documents').select('id').where('id', '=', doc.id).forUpdate().executeTakeFirst();
+    const alive = await trx.selectFrom('documents').select(['id', 'kb_id', 'org_id']).where('id', '=', doc.id).forUpdate().executeTakeFirst();
     if (!alive) return false;
     if (curation.length > 0) await carryCuration(trx, doc.id, curation, meta.title ?? null);
     await markReady(trx, doc.id, chunks.length, meta);
+    await queueVectorIndexing(trx, alive);
     return true;
   });
 }
@@ -143,6 +146,7 @@ export function toChunkRows(
   doc: { id: DocumentId; kb_id: KbId },
   chunks: EmbeddedChunk[],
   meta: { dimensions: number | null; model: string | null; title?: string | null; identity?: DocumentIdentity | null },
+  opts: { vectorsPending?: boolean } = {},
 ) {
   const title = meta.title ? storableText(meta.title) : null;
   const identity = meta.identity ? storableIdentity(meta.identity) : null;
@@ -165,6 +169,7 @@ export function toChunkRows(
       embedding: c.embedding ? sql<string>`${vectorParam(c.embedding)}::vector` : null,
       embedding_dimensions: c.embedding ? meta.dimensions : null,
       embedding_model: c.embedding ? meta.model : null,
+      vector_pending: opts.vectorsPending === true && c.embedding !== null,
     };
   });
 }

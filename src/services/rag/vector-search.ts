@@ -31,19 +31,32 @@ export function similaritySql(v: QueryVector, chunk: string): RawBuilder<number>
 }
 
 /**
- * The `limit` nearest chunks of the KB by the HNSW index: their rows as `c` (the columns listed) and
- * `score` (cosine similarity). The KB, the dimensions and the limit are literals, not parameters: a
- * plan cached for the statement (db/connect.ts) must know them. With a parameter instead, the
- * planner could not match the per-dimension partial index, nor tell a few dozen rows from 10% of the table,
- * and chose a sequential scan: 90 ms instead of 1.
+ * The `limit` nearest chunks of the KB: their rows as `c` (the columns listed) and `score` (cosine
+ * similarity). Indexed vectors come from the HNSW index; vectors stored but not indexed yet
+ * (`vector_pending`, migration 1300: a big document on the embedded database, until the
+ * `kbs__index_vectors` job has moved them in) by an exact scan of the KB's pending rows, so a
+ * document is searchable in full as soon as it is ready. The two lists are merged by score.
+ *
+ * The KB, the dimensions and the limit are literals, not parameters: a plan cached for the statement
+ * (db/connect.ts) must know them. With a parameter instead, the planner could not match the
+ * per-dimension partial index, nor tell a few dozen rows from 10% of the table, and chose a
+ * sequential scan: 90 ms instead of 1.
  */
 export function nearestSql(kbId: KbId, v: QueryVector, limit: number, columns: string[] = ['id']): RawBuilder<{ id: string; score: number }> {
+  const cols = sql.join(columns.map((col) => sql.ref(`c.${col}`)));
+  const ofKb = sql`c.kb_id = ${sql.lit(kbId)} and c.embedding_dimensions = ${dimsOf(v)} and c.embedding_model = ${v.model} and ${enabledChunkSql('c')}`;
+  const top = sql.lit(Math.trunc(limit));
+  const distance = sql`c.embedding::vector(${dimsOf(v)}) <=> ${queryVectorRef}`;
   return sql`
-    select ${sql.join(columns.map((col) => sql.ref(`c.${col}`)))}, ${similaritySql(v, 'c')} as score
-    from chunks c
-    where c.kb_id = ${sql.lit(kbId)} and c.embedding_dimensions = ${dimsOf(v)} and c.embedding_model = ${v.model} and ${enabledChunkSql('c')}
-    order by c.embedding::vector(${dimsOf(v)}) <=> ${queryVectorRef}
-    limit ${sql.lit(Math.trunc(limit))}`;
+    select * from (
+      (select ${cols}, ${similaritySql(v, 'c')} as score from chunks c
+       where ${ofKb} and not c.vector_pending order by ${distance} limit ${top})
+      union all
+      (select ${cols}, ${similaritySql(v, 'c')} as score from chunks c
+       where ${ofKb} and c.vector_pending order by ${distance} limit ${top})
+    ) nearest
+    order by score desc
+    limit ${top}`;
 }
 
 /**
