@@ -8,6 +8,7 @@
  */
 import { createRequire } from 'node:module';
 import { PermanentIngestError } from './errors';
+import './pdfjs-node';
 
 const RENDER_SCALE = 2; // 144 dpi: tesseract's accuracy drops below ~120 dpi, time grows above
 // A page may declare any size (a 200-inch MediaBox at 144 dpi is 3.3 GB of pixels): the render is
@@ -27,22 +28,6 @@ type OcrWorker = { recognize(image: Buffer): Promise<{ data: { text: string; con
 let worker: Promise<OcrWorker> | null = null;
 let idleTimer: NodeJS.Timeout | null = null;
 let busy = 0;
-
-/** pdf.js (v5) calls ArrayBuffer.prototype.transferToFixedLength, which Node 20's V8 lacks. */
-function polyfillTransfer(): void {
-  const proto = ArrayBuffer.prototype as ArrayBuffer & { transferToFixedLength?: (n?: number) => ArrayBuffer };
-  if (proto.transferToFixedLength) return;
-  Object.defineProperty(proto, 'transferToFixedLength', {
-    configurable: true,
-    writable: true,
-    value(this: ArrayBuffer, length = this.byteLength) {
-      const out = new ArrayBuffer(length);
-      new Uint8Array(out).set(new Uint8Array(this, 0, Math.min(length, this.byteLength)));
-      return out;
-    },
-  });
-}
-polyfillTransfer();
 
 function unavailable(err: unknown): PermanentIngestError {
   const what = err instanceof Error ? err.message.split('\n')[0] : String(err);

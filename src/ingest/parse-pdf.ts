@@ -4,17 +4,20 @@
  * vertical gaps and font-size changes, and heading paths from the document outline (bookmarks)
  * when it has one, because font-size guessing is unreliable across generators.
  *
- * Pages are read one at a time and released, so memory stays flat on long documents.
+ * Pages are read one at a time and released, so memory stays flat on long documents; a long
+ * document's later pages are read by a second thread at the same time (pdf-pages-thread.ts).
  */
 import { getDocumentProxy, getResolvedPDFJS } from 'unpdf';
 import { checkPdfInflation, PDF_INFLATION_RATIO, PDF_MAX_TOTAL_BYTES, pdfInflationLimits, type PdfInflationCheck } from './pdf-inflation';
 import { ocrPdfPages } from './ocr';
+import { helperFrom, PDF_OPEN_OPTIONS, readPagesInHelper, type PagesRead } from './pdf-pages-thread';
 import { UnmappedGlyphs } from './pdf-ligatures';
 import { PermanentIngestError } from './errors';
 import { cleanText, usableTitle } from './normalize';
 import type { ParsedDocument, ParsedSection, ParseProgress } from './types';
 
 type PdfDocument = Awaited<ReturnType<typeof getDocumentProxy>>;
+type PdfPage = Awaited<ReturnType<PdfDocument['getPage']>>;
 
 interface TextRun {
   str: string;
@@ -314,13 +317,7 @@ async function openPdf(bytes: Uint8Array): Promise<PdfDocument> {
   if (!inflation.ok) throw inflationRefusal(inflation.reason, bytes.length);
   try {
     // pdf.js takes ownership of the buffer it is given, so it gets a copy.
-    return await getDocumentProxy(new Uint8Array(bytes), {
-      verbosity: 0,
-      isEvalSupported: false,
-      disableFontFace: true,
-      useSystemFonts: false,
-      stopAtErrors: false,
-    });
+    return await getDocumentProxy(new Uint8Array(bytes), PDF_OPEN_OPTIONS);
   } catch (err) {
     if (errorName(err) === 'PasswordException') throw passwordProtected(err);
     if (DAMAGED_ERRORS.has(errorName(err))) throw damaged(err);
@@ -332,6 +329,8 @@ export interface ParsePdfOptions {
   onProgress?: ParseProgress;
   /** Pages without a text layer but with images are read by OCR, at most this many (0: never). */
   ocrMaxPages?: number;
+  /** false: one thread reads every page, however long the document (the result is the same). */
+  twoThreads?: boolean;
 }
 
 // An OCR'd page is kept from this many letters/digits: a scan may hold a single word.
@@ -363,6 +362,8 @@ function ocrParagraphs(text: string): Paragraph[] {
 
 export async function parsePdf(bytes: Uint8Array, options: ParsePdfOptions = {}): Promise<ParsedDocument> {
   const pdf = await openPdf(bytes);
+  // A long document's later pages are read by a second thread meanwhile (pdf-pages-thread.ts).
+  let helper: PagesRead | null = null;
   try {
     const outline = await readOutline(pdf);
     // A single bookmark is usually the document's own title, not structure.
@@ -384,13 +385,18 @@ export async function parsePdf(bytes: Uint8Array, options: ParsePdfOptions = {})
     const ocrMax = options.ocrMaxPages ?? 0;
     const scanned: number[] = [];
     const glyphs = new UnmappedGlyphs();
+    const from = options.twoThreads === false ? null : helperFrom(pdf.numPages);
+    helper = from === null ? null : readPagesInHelper(bytes, from, pdf.numPages);
     for (let pageNumber = 1; pageNumber <= pdf.numPages; pageNumber++) {
       options.onProgress?.({ stage: 'parsing', done: pageNumber - 1, total: pdf.numPages, unit: 'pages' });
+      let page: PdfPage | null = null;
       try {
-        const page = await pdf.getPage(pageNumber);
-        const content = await page.getTextContent();
-        glyphs.mark(content.items);
-        const paragraphs = buildParagraphs(buildLines(content.items));
+        const read = helper && pageNumber >= from! ? await helper.page(pageNumber) : null;
+        if (read && 'error' in read) throw Object.assign(new Error(`page ${pageNumber} could not be read`), { name: read.error });
+        if (!read) page = await pdf.getPage(pageNumber);
+        const items = read ? read.items : (await page!.getTextContent()).items;
+        glyphs.mark(items);
+        const paragraphs = buildParagraphs(buildLines(items));
         pages.push(paragraphs);
         const pageText = paragraphs.map((p) => p.text).join(' ');
         textChars += pageText.length;
@@ -399,8 +405,8 @@ export async function parsePdf(bytes: Uint8Array, options: ParsePdfOptions = {})
         }
         if (countMatches(pageText, /[\p{L}\p{N}]/gu) >= MIN_CHARS_FOR_TEXT_PAGE) textPages++;
         // Only a page that shows an image can be a scan; a blank page is left alone.
-        else if (await paintsImages(page).catch(() => false)) scanned.push(pageNumber);
-        page.cleanup();
+        else if (await (async () => paintsImages((page ??= await pdf.getPage(pageNumber))))().catch(() => false)) scanned.push(pageNumber);
+        page?.cleanup();
       } catch (err) {
         if (err instanceof PermanentIngestError) throw err;
         if (errorName(err) === 'PasswordException') throw passwordProtected(err);
@@ -464,6 +470,7 @@ export async function parsePdf(bytes: Uint8Array, options: ParsePdfOptions = {})
     const cues = { opening, running: running.filter((t) => !PAGE_NUMBER.test(t)) };
     return { ...(title ? { title } : {}), cues, pages: pdf.numPages, sections, ...(ocrPages.length > 0 ? { ocrPages } : {}) };
   } finally {
+    await helper?.release();
     await pdf.destroy();
   }
 }

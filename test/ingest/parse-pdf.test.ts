@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { chunkDocument } from '../../src/ingest/chunker';
 import { PermanentIngestError } from '../../src/ingest/errors';
 import { parsePdf } from '../../src/ingest/parse-pdf';
+import { HELPER_FONT_PREFIX, helperFrom, PDF_OPEN_OPTIONS, readPagesInHelper } from '../../src/ingest/pdf-pages-thread';
+import { getDocumentProxy } from 'unpdf';
 import type { ParsedDocument } from '../../src/ingest/types';
 import { readDoc } from './corpus';
 
@@ -133,5 +135,37 @@ describe('parsePdf', () => {
     // as they do wall time (~5 s quiet; 59.7 s of wall at load 22 failed the former 45 s wall bound).
     expect(cpuMs).toBeLessThan(45_000);
     expect(rssGrowthMb).toBeLessThan(600);
+    // Read by two threads (pdf-pages-thread.ts), the document is the one a single thread reads.
+    expect(helperFrom(doc.pages!)).not.toBeNull();
+    expect(await parsePdf(readDoc('DA-619p.pdf'), { twoThreads: false })).toEqual(doc);
   }, 300_000);
+
+  it("the helper thread delivers a page's text runs as pdf.js reads them in this thread, serves one PDF at a time, and is ended by a parse that stops early", async () => {
+    const bytes = readDoc('DA-619p.pdf');
+    const pdf = await getDocumentProxy(new Uint8Array(bytes), PDF_OPEN_OPTIONS);
+    const read = readPagesInHelper(bytes, 600, 619)!;
+    try {
+      // Busy with this file: another parse reads its pages itself.
+      expect(readPagesInHelper(bytes, 300, 619)).toBeNull();
+      for (const n of [600, 601, 619]) {
+        const here = (await (await pdf.getPage(n)).getTextContent()).items.flatMap((i) => ('str' in i ? [{ str: i.str, transform: i.transform, width: i.width, hasEOL: i.hasEOL }] : []));
+        const there = await read.page(n);
+        if (!there || !('items' in there)) throw new Error(`page ${n} not delivered`);
+        expect(there.items.map(({ str, transform, width, hasEOL }) => ({ str, transform, width, hasEOL }))).toEqual(here);
+        expect(here.length).toBeGreaterThan(10);
+        // Font names are per document instance: the helper's are marked as its own.
+        expect(there.items.every((run) => run.fontName.startsWith(HELPER_FONT_PREFIX))).toBe(true);
+      }
+    } finally {
+      await pdf.destroy();
+    }
+    // Released before every page was read: pages not delivered are null (the parser reads them itself).
+    await read.release();
+    expect(await read.page(610)).toBeNull();
+    const next = readPagesInHelper(bytes, 618, 619)!;
+    expect(next).not.toBeNull();
+    expect(await next.page(618)).toMatchObject({ page: 618 });
+    expect(await next.page(619)).toMatchObject({ page: 619 });
+    await next.release();
+  }, 120_000);
 });
