@@ -68,7 +68,7 @@ it('with no other job queued, a big document is ready in its first job, without 
 
 it('a big document is ready with its vectors not yet indexed on the embedded database, found by vector all the same, and then indexed', async () => {
   await runQueuedJobs(t);
-  const id = await bigDocument(25, 4 * INGEST_STEP_CHUNKS);
+  const id = await bigDocument(25, 2 * INGEST_STEP_CHUNKS);
   expect(await runIngestion(t.deps, id)).toBe('ready');
   const { kb_id: kbId } = await t.db.selectFrom('documents').select('kb_id').where('id', '=', id).executeTakeFirstOrThrow();
   const total = await count('chunks', id);
