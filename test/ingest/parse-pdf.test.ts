@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { chunkDocument } from '../../src/ingest/chunker';
 import { PermanentIngestError } from '../../src/ingest/errors';
@@ -6,6 +7,13 @@ import { HELPER_FONT_PREFIX, helperFrom, PDF_OPEN_OPTIONS, readPagesInHelper } f
 import { getDocumentProxy } from 'unpdf';
 import type { ParsedDocument } from '../../src/ingest/types';
 import { readDoc } from './corpus';
+
+/** The nice value of each of this process's threads (Linux). */
+const threadNices = () =>
+  readdirSync('/proc/self/task').map((tid) => {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  });
 
 const textOf = (doc: ParsedDocument, page?: number): string =>
   doc.sections.filter((s) => page === undefined || s.page === page).map((s) => s.text).join('\n');
@@ -156,6 +164,8 @@ describe('parsePdf', () => {
         // Font names are per document instance: the helper's are marked as its own.
         expect(there.items.every((run) => run.fontName.startsWith(HELPER_FONT_PREFIX))).toBe(true);
       }
+      // It runs at nice 10, so the threads serving requests get a core first (pdf-pages.worker.ts).
+      expect(threadNices().filter((nice) => nice === 10).length).toBe(1);
     } finally {
       await pdf.destroy();
     }
