@@ -45,6 +45,15 @@ async function bigDocument(seed: number, paragraphs: number) {
   return id;
 }
 
+/** A big document ingested to ready in its first job, with nothing else queued (its vectors pending on the embedded database). */
+async function readyBigDocument(seed: number) {
+  await runQueuedJobs(t);
+  const id = await bigDocument(seed, 2 * INGEST_STEP_CHUNKS);
+  expect(await runIngestion(t.deps, id)).toBe('ready');
+  const { kb_id: kbId } = await t.db.selectFrom('documents').select('kb_id').where('id', '=', id).executeTakeFirstOrThrow();
+  return { id, kbId };
+}
+
 async function smallFileOfAnotherOrg() {
   const b = await orgWithKb(t);
   const up = await uploadFile(t.app, b.key, b.kbId, { name: 'small.md', bytes: '# Depot\n\nThe depot opens at 6 am.', type: 'text/markdown' });
@@ -67,10 +76,7 @@ it('with no other job queued, a big document is ready in its first job, without 
 }, 300_000);
 
 it('a big document is ready with its vectors not yet indexed on the embedded database, found by vector all the same, and then indexed', async () => {
-  await runQueuedJobs(t);
-  const id = await bigDocument(25, 2 * INGEST_STEP_CHUNKS);
-  expect(await runIngestion(t.deps, id)).toBe('ready');
-  const { kb_id: kbId } = await t.db.selectFrom('documents').select('kb_id').where('id', '=', id).executeTakeFirstOrThrow();
+  const { id, kbId } = await readyBigDocument(25);
   const total = await count('chunks', id);
   const embedded = t.deps.config.database.kind === 'embedded';
   expect(await pendingVectors(t.db, kbId)).toBe(embedded ? total : 0);
@@ -94,10 +100,7 @@ it('a big document is ready with its vectors not yet indexed on the embedded dat
 }, 300_000);
 
 it("the indexing job gives way to another organisation's waiting job after one statement, and queues itself behind it", async () => {
-  await runQueuedJobs(t);
-  const id = await bigDocument(26, 2 * INGEST_STEP_CHUNKS);
-  expect(await runIngestion(t.deps, id)).toBe('ready');
-  const { kb_id: kbId } = await t.db.selectFrom('documents').select('kb_id').where('id', '=', id).executeTakeFirstOrThrow();
+  const { id, kbId } = await readyBigDocument(26);
   const pending = await pendingVectors(t.db, kbId);
   const small = await smallFileOfAnotherOrg();
   if (t.deps.config.database.kind === 'embedded') {
