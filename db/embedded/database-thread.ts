@@ -19,6 +19,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../../src/logger';
 import { acquireDataDirLock, pgdataOf, type DataDirLock } from './data-dir-lock';
+import { THREAD_BOOT, threadEntry } from '../../src/repo-root';
 
 export type ThreadLogger = Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
 
@@ -58,14 +59,13 @@ export type OpenEmbeddedThreadOptions = {
 /** How long close() waits for PGlite to close cleanly before ending the thread anyway. */
 const CLOSE_TIMEOUT_MS = 15_000;
 
-const BOOT = new URL('./database-thread.boot.mjs', import.meta.url);
-const ENTRY = new URL('./database-thread.worker.ts', import.meta.url).href;
+const ENTRY = threadEntry('db/embedded/database-thread.worker.ts');
 
 export async function openEmbeddedDatabaseThread({ dataDir, logger, onExit, loadDataDir }: OpenEmbeddedThreadOptions): Promise<EmbeddedDatabaseThread> {
   const lock: DataDirLock | null = dataDir === null ? null : acquireDataDirLock(dataDir);
   const started = performance.now();
   // stdout/stderr go straight to the process's; env is shared so config reads the same values.
-  const thread = new Worker(BOOT, { workerData: { entry: ENTRY, pgdata: pgdataOf(dataDir), loadDataDir } satisfies ThreadData });
+  const thread = new Worker(THREAD_BOOT, { workerData: { entry: ENTRY, pgdata: pgdataOf(dataDir), loadDataDir } satisfies ThreadData });
 
   let state: 'starting' | 'open' | 'closing' | 'gone' = 'starting';
   let closed: () => void = () => {};

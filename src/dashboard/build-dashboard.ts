@@ -9,8 +9,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions } from 'esbuild';
+import { BUNDLED, REPO_ROOT } from '../repo-root';
 
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const DASHBOARD_SOURCE_DIR = path.join(REPO_ROOT, 'src', 'dashboard', 'app');
 export const DASHBOARD_DIST_DIR = path.join(REPO_ROOT, 'dist', 'dashboard');
 
@@ -33,7 +33,7 @@ export async function writeDashboardBuild(outDir = DASHBOARD_DIST_DIR): Promise<
   return built;
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+if (!BUNDLED && process.argv[1] === fileURLToPath(import.meta.url)) {
   const lenient = process.argv.includes('--postinstall');
   writeDashboardBuild().then(
     (b) => console.log(`built dist/dashboard/app.js (${b.js.byteLength} B) and app.css (${b.css.length} B)`),

@@ -15,8 +15,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions } from 'esbuild';
+import { BUNDLED, REPO_ROOT } from '../repo-root';
 
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const WIDGET_SOURCE_DIR = path.join(REPO_ROOT, 'widget', 'src');
 export const WIDGET_DIST_DIR = path.join(REPO_ROOT, 'dist', 'widget');
 export const LOADER_FILE = 'widget.js';
@@ -94,7 +94,7 @@ export async function writeWidgetBuild(outDir = WIDGET_DIST_DIR): Promise<Widget
   return built;
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+if (!BUNDLED && process.argv[1] === fileURLToPath(import.meta.url)) {
   // From postinstall a failure must not fail `npm install`: the server falls back to building in memory.
   const lenient = process.argv.includes('--postinstall');
   writeWidgetBuild().then(

@@ -13,6 +13,7 @@
  * failed, as it would have without the helper; a parse that stops early ends the thread.
  */
 import { Worker } from 'node:worker_threads';
+import { THREAD_BOOT, threadEntry } from '../repo-root';
 
 /** How pdf.js opens a file, in either thread. */
 export const PDF_OPEN_OPTIONS = { verbosity: 0, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, stopAtErrors: false };
@@ -36,9 +37,7 @@ export type PageRuns = { page: number; items: TextRunData[] } | { page: number; 
 export type ToPagesHelper = { id: number; bytes: Uint8Array; from: number; to: number };
 export type FromPagesHelper = ({ id: number } & PageRuns) | { id: number; done: true };
 
-// The boot file registers tsx in the new thread, then imports `entry` (as the database's thread does).
-const BOOT = new URL('../../db/embedded/database-thread.boot.mjs', import.meta.url);
-const ENTRY = new URL('./pdf-pages.worker.ts', import.meta.url).href;
+const ENTRY = threadEntry('src/ingest/pdf-pages.worker.ts');
 
 /** The first page the helper reads, or null when one thread reads them all. */
 export function helperFrom(pages: number): number | null {
@@ -50,7 +49,7 @@ let shared: Helper | null = null;
 let requests = 0;
 
 function startHelper(): Helper {
-  const started: Helper = { thread: new Worker(BOOT, { workerData: { entry: ENTRY } }), busy: false, idle: null, onMessage: null, onExit: null };
+  const started: Helper = { thread: new Worker(THREAD_BOOT, { workerData: { entry: ENTRY } }), busy: false, idle: null, onMessage: null, onExit: null };
   started.thread.on('message', (message: FromPagesHelper) => started.onMessage?.(message));
   // What it had not delivered is read by the parser; 'exit' follows.
   started.thread.on('error', () => {});

@@ -15,6 +15,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BUNDLED } from '../repo-root';
 
 /** One stream's decoded bytes, here and in the check before pdf.js (pdfInflationLimits). */
 export const PDFJS_MAX_STREAM_BYTES = 128 * 1024 * 1024;
@@ -42,6 +43,6 @@ export function boundPdfjsStreams(file = pdfjsBundlePath()): 'bounded' | 'alread
   return 'bounded';
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+if (!BUNDLED && process.argv[1] === fileURLToPath(import.meta.url)) {
   console.log(`pdf.js stream buffers: ${boundPdfjsStreams()}`);
 }

@@ -19,6 +19,7 @@ import { recordJob } from '../metrics';
 import type { Runtime } from '../runtime';
 import type { DatabaseMode } from '../../db/open-database';
 import type { WorkerHandle } from './worker-runtime';
+import { THREAD_BOOT, threadEntry } from '../repo-root';
 
 /** What the thread starts with (its workerData). */
 export type WorkerThreadData = { entry: string; config: Config; connectionString: string; mode: DatabaseMode; pollInterval?: number };
@@ -29,9 +30,7 @@ export type FromWorkerThread =
   | { type: 'job'; task: string; outcome: 'ok' | 'error'; seconds: number }
   | { type: 'stopped' };
 
-// The database thread's boot file registers tsx in the new thread, then imports `entry`.
-const BOOT = new URL('../../db/embedded/database-thread.boot.mjs', import.meta.url);
-const ENTRY = new URL('./worker-thread.worker.ts', import.meta.url).href;
+const ENTRY = threadEntry('src/jobs/worker-thread.worker.ts');
 
 export type WorkerThreadHandle = WorkerHandle & { thread: Worker };
 
@@ -42,7 +41,7 @@ export async function startWorkerThread(
   const { config, database, logger } = runtime;
   const data: WorkerThreadData = { entry: ENTRY, config, connectionString: database.connectionString, mode: database.mode, pollInterval: opts.pollInterval };
   // stdout/stderr are the process's: the thread's logger writes its lines there itself.
-  const thread = new Worker(BOOT, { workerData: data });
+  const thread = new Worker(THREAD_BOOT, { workerData: data });
   let state: 'starting' | 'running' | 'stopping' | 'gone' = 'starting';
   let lastError: Error | null = null;
   let settle = () => {};

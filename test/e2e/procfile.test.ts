@@ -40,6 +40,8 @@ let site: FixtureServer;
 let openai: FakeOpenAI;
 /** SHUTDOWN_DRAIN_MS of the web processes. */
 const DRAIN_BOUND_MS = 10_000;
+/** How the web process (`npm start`) reads in /proc/<pid>/cmdline, arguments NUL-separated. */
+const WEB_SCRIPT = 'src/app-bundle/launch.mjs\0server';
 const ANSWER = 'The maximum range is given in the specifications table of the manual, under performance, for a standard load and calm weather conditions at sea level.';
 const procs: { name: string; child: ChildProcess; out: string }[] = [];
 let env: Record<string, string>;
@@ -322,7 +324,7 @@ it('deploys the Procfile with 2 web and 2 worker processes, and survives a kille
   expect(migrated.length).toBeGreaterThan(4);
   expect(migrated.every((m) => m.n === 1)).toBe(true);
 
-  const cli = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'org', 'create', '--name', 'Acme', '--plan', 'pro', '--json'], { cwd: ROOT, env: { ...process.env, ...env, LOG_LEVEL: 'warn' } });
+  const cli = spawn(process.execPath, ['src/app-bundle/launch.mjs', 'cli', 'org', 'create', '--name', 'Acme', '--plan', 'pro', '--json'], { cwd: ROOT, env: { ...process.env, ...env, LOG_LEVEL: 'warn' } });
   let cliOut = '';
   cli.stdout!.on('data', (d) => (cliOut += d));
   await exited(cli);
@@ -411,7 +413,7 @@ it('SIGTERM to a web process under load: its in-flight requests and streams fini
   const [a, b] = deployed.webs as [Web, Web];
   const router = createRouter(deployed.webs);
   const { accepted, loops } = loadOn(router, { streams: true });
-  const pid = nodePid('src/server.ts', a.port);
+  const pid = nodePid(WEB_SCRIPT, a.port);
   let sigtermAt = 0;
   let exitMs = 0;
   let pinned: { stream: Promise<{ status: number; body: string }>; upload: ReturnType<typeof slowUpload> } | null = null;
@@ -478,7 +480,7 @@ it('PostgreSQL restarted under load: clean 503s meanwhile, every process reconne
   // Back to 2 workers (one was SIGKILLed above).
   foreman('worker');
   await until('two beating workers', async () => (await query<{ n: number }>("select count(*)::int as n from worker_heartbeats where beat_at > now() - interval '3 seconds'"))[0]!.n === 2, 120_000);
-  const pids = [...deployed.webs.map((w) => nodePid('src/server.ts', w.port))];
+  const pids = [...deployed.webs.map((w) => nodePid(WEB_SCRIPT, w.port))];
   const router = createRouter(deployed.webs);
   const { accepted, loops } = loadOn(router, { streams: false });
   let down: Sent | null = null;

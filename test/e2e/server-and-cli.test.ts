@@ -21,7 +21,7 @@ const env = { ...inherited, ...serverEnv, LOG_LEVEL: 'warn', NODE_ENV: 'producti
 /** Async on purpose: a blocking spawn would stall the test's event loop and break kept-alive sockets. */
 function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env, timeout: 90_000 }, (err, stdout, stderr) =>
+    execFile(process.execPath, ['src/app-bundle/launch.mjs', 'cli', ...args], { cwd: ROOT, env, timeout: 90_000 }, (err, stdout, stderr) =>
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });

@@ -22,7 +22,7 @@ async function createOrg(dataDir: string): Promise<string> {
   const stdout = await new Promise<string>((resolve, reject) =>
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'src/cli.ts', 'org', 'create', '--name', `Victim ${Date.now()}`, '--json'],
+      ['src/app-bundle/launch.mjs', 'cli', 'org', 'create', '--name', `Victim ${Date.now()}`, '--json'],
       { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'warn' }, timeout: 120_000 },
       (err, out, stderr) => (err ? reject(new Error(stderr)) : resolve(out)),
     ),

@@ -23,7 +23,7 @@ export type Hostile = { name: string; status: number; json: string; ms: number; 
 function cliJson(dataDir: string, args: string[]): Promise<any> {
   const { PORT: _p, ...env } = process.env;
   return new Promise((resolve, reject) =>
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args, '--json'], { cwd: ROOT, env: { ...env, DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'warn' }, timeout: 120_000 }, (err, out, stderr) =>
+    execFile(process.execPath, ['src/app-bundle/launch.mjs', 'cli', ...args, '--json'], { cwd: ROOT, env: { ...env, DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'warn' }, timeout: 120_000 }, (err, out, stderr) =>
       err ? reject(new Error(stderr)) : resolve(JSON.parse(out)),
     ),
   );

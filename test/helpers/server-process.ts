@@ -1,4 +1,4 @@
-/** Starts `src/server.ts` as a child process, as `npm start` would, and measures its start-up. */
+/** Starts the server as a child process, as `npm start` would (the bundle, src/app-bundle/launch.mjs), and measures its start-up. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -24,7 +24,7 @@ export function startScriptEnv(): Record<string, string> {
 
 export async function startServer(env: Record<string, string>): Promise<StartedServer> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, ['src/app-bundle/launch.mjs', 'server'], {
     cwd: ROOT,
     env: { ...process.env, ...startScriptEnv(), PORT: '0', LOG_LEVEL: 'warn', NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

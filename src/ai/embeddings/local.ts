@@ -8,13 +8,13 @@
  * ~15k sentences takes about a second of CPU, a query well under a millisecond.
  */
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import { repoFile } from '../../repo-root';
 import { decodeAsset } from './asset';
 import { StaticEncoder } from './static-encoder';
 import { PieceTokenizer } from './tokenizer';
 import type { EmbeddingProvider, EmbeddingVector } from './types';
 
-export const DEFAULT_STATIC_ASSET = fileURLToPath(new URL('./assets/use-lite-distilled-v1.bin', import.meta.url));
+export const DEFAULT_STATIC_ASSET = repoFile('src/ai/embeddings/assets/use-lite-distilled-v1.bin');
 export const LOCAL_EMBEDDING_MODEL_ID = 'local:use-lite-distilled@1';
 export const LOCAL_EMBEDDING_DIMENSIONS = 512;
 
