@@ -12,7 +12,7 @@ declare const __GW_BUNDLED__: boolean | undefined;
 
 export const BUNDLED = typeof __GW_BUNDLED__ !== 'undefined';
 
-/** dist/app/<entry>.mjs in the bundle, src/repo-root.ts from source. */
+/** From a file of dist/app in the bundle, from src/repo-root.ts itself from source. */
 export const REPO_ROOT = fileURLToPath(new URL(BUNDLED ? '../../' : '../', import.meta.url));
 
 /** A file of the checkout, by its path from the root. */

@@ -64,7 +64,7 @@ function writeAtomically(file, contents) {
   renameSync(temporary, file);
 }
 
-export async function buildBundle() {
+async function buildBundle() {
   const builtAt = Date.now();
   const { build } = await import('esbuild');
   const result = await build({
