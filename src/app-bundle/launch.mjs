@@ -23,6 +23,7 @@ const ENTRIES = {
   'database-thread.worker': 'db/embedded/database-thread.worker.ts',
   'worker-thread.worker': 'src/jobs/worker-thread.worker.ts',
   'pdf-pages.worker': 'src/ingest/pdf-pages.worker.ts',
+  'pdf-parse.worker': 'src/ingest/pdf-parse.worker.ts',
 };
 const COMMANDS = ['server', 'worker', 'cli'];
 

@@ -18,7 +18,7 @@ export type CrawlSettings = {
 
 export async function extractUpload(
   bytes: Uint8Array,
-  opts: { filename: string; type: DocumentType; config: Pick<Config, 'unstructured' | 'ocrMaxPages'>; onProgress?: ParseProgress },
+  opts: { filename: string; type: DocumentType; config: Pick<Config, 'unstructured' | 'ocrMaxPages' | 'worker'>; onProgress?: ParseProgress },
 ): Promise<ParsedDocument> {
   return parseDocument(bytes, {
     filename: opts.filename,
@@ -26,6 +26,7 @@ export async function extractUpload(
     unstructured: opts.config.unstructured ?? undefined,
     onProgress: opts.onProgress,
     ocrMaxPages: opts.config.ocrMaxPages,
+    nicedPdfThread: opts.config.worker.inline,
   });
 }
 

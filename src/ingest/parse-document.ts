@@ -5,6 +5,7 @@
  */
 import { detectType } from './detect-type';
 import { PermanentIngestError } from './errors';
+import { NICED_PARSE_FROM_BYTES, parsePdfInNicedThread, ParseThreadStopped } from './pdf-parse-thread';
 import type { UnstructuredOptions } from './parse-unstructured';
 import type { DocumentType, ParsedDocument, ParseProgress } from './types';
 
@@ -19,6 +20,11 @@ export interface ParseDocumentOptions {
   onProgress?: ParseProgress;
   /** Scanned PDF pages read by OCR per document, at most (0 or absent: none). */
   ocrMaxPages?: number;
+  /**
+   * A big PDF is parsed in a thread of its own at a lower priority (pdf-parse-thread.ts): for the
+   * ingestion worker that runs inside the web process (the embedded default's).
+   */
+  nicedPdfThread?: boolean;
 }
 
 export async function parseDocument(bytes: Uint8Array, options: ParseDocumentOptions): Promise<ParsedDocument> {
@@ -39,6 +45,16 @@ async function parseAs(bytes: Uint8Array, options: ParseDocumentOptions): Promis
   }
   switch (type) {
     case 'pdf':
+      if (options.nicedPdfThread && bytes.byteLength >= NICED_PARSE_FROM_BYTES) {
+        const parsed = parsePdfInNicedThread(bytes, { onProgress: options.onProgress, ocrMaxPages: options.ocrMaxPages });
+        if (parsed) {
+          try {
+            return await parsed;
+          } catch (err) {
+            if (!(err instanceof ParseThreadStopped)) throw err;
+          }
+        }
+      }
       return (await import('./parse-pdf')).parsePdf(bytes, { onProgress: options.onProgress, ocrMaxPages: options.ocrMaxPages });
     case 'docx':
       return (await import('./parse-docx')).parseDocx(bytes);

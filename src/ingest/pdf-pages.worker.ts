@@ -3,26 +3,14 @@
  * and posts the text runs of pages `from`..`to`, one message a page, as pdf.js gives them (font
  * names marked as this thread's), then a `done`.
  */
-import { readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { getDocumentProxy } from 'unpdf';
 import './pdfjs-node';
+import { niceThisThread } from './thread-priority';
 import { HELPER_FONT_PREFIX, PDF_OPEN_OPTIONS, type FromPagesHelper, type ToPagesHelper } from './pdf-pages-thread';
 
-/**
- * The helper runs at nice 10 (Linux keeps a nice value per thread): on an idle machine it still has
- * a core to itself, and when the web thread, the database's thread or the parsing thread want the
- * core, they get it first. It holds nothing another thread waits for (no database session, no
- * lock), so a lower priority cannot invert into anyone else's wait, as it did for the whole inline
- * worker (docs/performance.md, stop 36).
- */
-const HELPER_NICE = 10;
-try {
-  setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), HELPER_NICE);
-} catch {
-  // Not Linux, or no /proc: the helper runs at the process's priority.
-}
+// It holds no session and no lock: only the parse waits for it.
+niceThisThread();
 
 const post = (message: FromPagesHelper) => parentPort!.postMessage(message);
 const errorName = (err: unknown) => (err && typeof err === 'object' && 'name' in err ? String(err.name) : 'Error');

@@ -4,15 +4,20 @@ import { chunkDocument } from '../../src/ingest/chunker';
 import { PermanentIngestError } from '../../src/ingest/errors';
 import { parsePdf } from '../../src/ingest/parse-pdf';
 import { HELPER_FONT_PREFIX, helperFrom, PDF_OPEN_OPTIONS, readPagesInHelper } from '../../src/ingest/pdf-pages-thread';
+import { parsePdfInNicedThread } from '../../src/ingest/pdf-parse-thread';
 import { getDocumentProxy } from 'unpdf';
 import type { ParsedDocument } from '../../src/ingest/types';
 import { readDoc } from './corpus';
 
-/** The nice value of each of this process's threads (Linux). */
+/** The nice value of a thread of this process (Linux), by its id. */
+const niceOf = (tid: string) => {
+  const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+};
+/** The nice value of each of this process's threads. */
 const threadNices = () =>
   readdirSync('/proc/self/task').map((tid) => {
-    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    return niceOf(tid);
   });
 
 const textOf = (doc: ParsedDocument, page?: number): string =>
@@ -177,5 +182,30 @@ describe('parsePdf', () => {
     expect(await next.page(618)).toMatchObject({ page: 618 });
     expect(await next.page(619)).toMatchObject({ page: 619 });
     await next.release();
+  }, 120_000);
+
+  it("the niced parse thread (the embedded default's worker) gives the document parsed here, with its progress, one PDF at a time, and failures as parsePdf's", async () => {
+    const bytes = readDoc('tracemonkey.pdf');
+    const threadsBefore = new Set(readdirSync('/proc/self/task'));
+    const progress: number[] = [];
+    const parsing = parsePdfInNicedThread(bytes, { onProgress: (p) => progress.push(p.done) })!;
+    // Busy with this file: another parse runs in its own thread.
+    expect(parsePdfInNicedThread(bytes, {})).toBeNull();
+    const doc = await parsing;
+    expect(doc).toEqual(await parsePdf(bytes));
+    expect(progress).toEqual([...Array(doc.pages).keys()]);
+    // The thread it started runs at nice 10 (pdf-parse.worker.ts).
+    const started = readdirSync('/proc/self/task').filter((tid) => !threadsBefore.has(tid));
+    expect(started.map(niceOf)).toContain(10);
+
+    const garbled = new Uint8Array(bytes);
+    for (let i = 1000; i < garbled.length - 1000; i += 7) garbled[i]! ^= 0x5a;
+    const err = await parsePdfInNicedThread(garbled, {})!.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PermanentIngestError);
+    expect(err).toMatchObject({ code: 'pdf_damaged', message: 'The PDF is damaged or is not a valid PDF.' });
+    // Free again for the next PDF.
+    const again = parsePdfInNicedThread(bytes, {});
+    expect(again).not.toBeNull();
+    expect((await again)!.sections).toEqual(doc.sections);
   }, 120_000);
 });

@@ -1,0 +1,92 @@
+/**
+ * On the embedded default the ingestion worker is a thread of the web process, so a long PDF's parse
+ * (pdf.js, ~10 ms of CPU a page, on two threads from 100 pages) competes for the cores with the web
+ * thread, which then answers late: profiled, the web thread waited 10–29 ms for a core up to 11 times
+ * a second while the worker thread parsed, and not at all while only the niced helper did
+ * (docs/performance.md, stop 41). So a big PDF is parsed in a thread of its own at nice 10, as the
+ * helper thread is. The worker thread cannot do it itself: an ordinary user may lower a thread's
+ * priority but not raise it back, and the worker must store at full priority, because it then holds
+ * the embedded database's session (stop 36's priority inversion).
+ *
+ * One parse thread per process, started on first use and ended after a minute idle (a new thread
+ * compiles pdf.js afresh). A parse that finds it busy, or a thread that fails, runs in the calling
+ * thread, as before. The result is parsePdf's own (structured clone); a PermanentIngestError keeps its
+ * code and message.
+ */
+import { Worker } from 'node:worker_threads';
+import { THREAD_BOOT, threadEntry } from '../repo-root';
+import { PermanentIngestError, type PermanentIngestCode } from './errors';
+import type { ParsePdfOptions } from './parse-pdf';
+import type { ParsedDocument, ParseProgress } from './types';
+
+/** Smaller PDFs parse in the calling thread: short work, not worth a thread's start. */
+export const NICED_PARSE_FROM_BYTES = 1024 * 1024;
+const IDLE_MS = 60_000;
+
+export type ToParseThread = { id: number; bytes: Uint8Array; ocrMaxPages?: number };
+export type FromParseThread =
+  | { id: number; progress: Parameters<ParseProgress>[0] }
+  | { id: number; parsed: ParsedDocument }
+  | { id: number; failed: { name: string; message: string; code?: PermanentIngestCode } };
+
+const ENTRY = threadEntry('src/ingest/pdf-parse.worker.ts');
+
+type ParseThread = { thread: Worker; busy: boolean; idle: NodeJS.Timeout | null; onMessage: ((message: FromParseThread) => void) | null; onExit: (() => void) | null };
+let shared: ParseThread | null = null;
+let requests = 0;
+
+function startThread(): ParseThread {
+  const started: ParseThread = { thread: new Worker(THREAD_BOOT, { workerData: { entry: ENTRY } }), busy: false, idle: null, onMessage: null, onExit: null };
+  started.thread.on('message', (message: FromParseThread) => started.onMessage?.(message));
+  // A parse in flight learns of it from 'exit', which follows.
+  started.thread.on('error', () => {});
+  started.thread.on('exit', () => {
+    if (shared === started) shared = null;
+    if (started.idle) clearTimeout(started.idle);
+    started.onExit?.();
+  });
+  return started;
+}
+
+/** The thread ended (or never started) before it answered: the caller parses the PDF itself. */
+export class ParseThreadStopped extends Error {
+  override readonly name = 'ParseThreadStopped';
+  constructor() {
+    super('the PDF parse thread stopped before it answered');
+  }
+}
+
+function rebuilt(failed: { name: string; message: string; code?: PermanentIngestCode }): Error {
+  if (failed.code) return new PermanentIngestError(failed.code, failed.message);
+  return Object.assign(new Error(failed.message), { name: failed.name });
+}
+
+/** parsePdf in the niced parse thread, or null when it is busy with another PDF. */
+export function parsePdfInNicedThread(bytes: Uint8Array, options: Pick<ParsePdfOptions, 'onProgress' | 'ocrMaxPages'>): Promise<ParsedDocument> | null {
+  if (shared?.busy) return null;
+  const helper = (shared ??= startThread());
+  const id = ++requests;
+  helper.busy = true;
+  if (helper.idle) clearTimeout(helper.idle);
+  helper.idle = null;
+  helper.thread.ref();
+  return new Promise<ParsedDocument>((resolve, reject) => {
+    const finish = () => {
+      helper.onMessage = null;
+      helper.onExit = null;
+      helper.busy = false;
+      helper.thread.unref();
+      helper.idle = setTimeout(() => void helper.thread.terminate(), IDLE_MS);
+      helper.idle.unref();
+    };
+    helper.onMessage = (message) => {
+      if (message.id !== id) return;
+      if ('progress' in message) return options.onProgress?.(message.progress);
+      finish();
+      if ('parsed' in message) resolve(message.parsed);
+      else reject(rebuilt(message.failed));
+    };
+    helper.onExit = () => reject(new ParseThreadStopped());
+    helper.thread.postMessage({ id, bytes, ocrMaxPages: options.ocrMaxPages } satisfies ToParseThread);
+  });
+}
