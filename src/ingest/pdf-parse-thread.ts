@@ -64,29 +64,29 @@ function rebuilt(failed: { name: string; message: string; code?: PermanentIngest
 /** parsePdf in the niced parse thread, or null when it is busy with another PDF. */
 export function parsePdfInNicedThread(bytes: Uint8Array, options: Pick<ParsePdfOptions, 'onProgress' | 'ocrMaxPages'>): Promise<ParsedDocument> | null {
   if (shared?.busy) return null;
-  const helper = (shared ??= startThread());
+  const parser = (shared ??= startThread());
   const id = ++requests;
-  helper.busy = true;
-  if (helper.idle) clearTimeout(helper.idle);
-  helper.idle = null;
-  helper.thread.ref();
+  parser.busy = true;
+  if (parser.idle) clearTimeout(parser.idle);
+  parser.idle = null;
+  parser.thread.ref();
   return new Promise<ParsedDocument>((resolve, reject) => {
     const finish = () => {
-      helper.onMessage = null;
-      helper.onExit = null;
-      helper.busy = false;
-      helper.thread.unref();
-      helper.idle = setTimeout(() => void helper.thread.terminate(), IDLE_MS);
-      helper.idle.unref();
+      parser.onMessage = null;
+      parser.onExit = null;
+      parser.busy = false;
+      parser.thread.unref();
+      parser.idle = setTimeout(() => void parser.thread.terminate(), IDLE_MS);
+      parser.idle.unref();
     };
-    helper.onMessage = (message) => {
+    parser.onMessage = (message) => {
       if (message.id !== id) return;
       if ('progress' in message) return options.onProgress?.(message.progress);
       finish();
       if ('parsed' in message) resolve(message.parsed);
       else reject(rebuilt(message.failed));
     };
-    helper.onExit = () => reject(new ParseThreadStopped());
-    helper.thread.postMessage({ id, bytes, ocrMaxPages: options.ocrMaxPages } satisfies ToParseThread);
+    parser.onExit = () => reject(new ParseThreadStopped());
+    parser.thread.postMessage({ id, bytes, ocrMaxPages: options.ocrMaxPages } satisfies ToParseThread);
   });
 }
