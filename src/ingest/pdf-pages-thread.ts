@@ -12,8 +12,8 @@
  * deliver (it failed to start, died, or a page failed there) the parser reads itself or counts as
  * failed, as it would have without the helper; a parse that stops early ends the thread.
  */
-import { Worker } from 'node:worker_threads';
-import { THREAD_BOOT, threadEntry } from '../repo-root';
+import { threadEntry } from '../repo-root';
+import { SharedThread, type ThreadLease } from './shared-thread';
 
 /** How pdf.js opens a file, in either thread. */
 export const PDF_OPEN_OPTIONS = { verbosity: 0, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, stopAtErrors: false };
@@ -22,7 +22,6 @@ export const PDF_OPEN_OPTIONS = { verbosity: 0, isEvalSupported: false, disableF
 export const TWO_THREADS_FROM_PAGES = 100;
 /** The parsing thread's share of the pages: it also builds the lines of all of them. */
 const PARSING_THREAD_SHARE = 0.45;
-const IDLE_MS = 60_000;
 
 /**
  * pdf.js names fonts by the order a document instance loads them (`g_d0_f3`), so the same name in
@@ -37,70 +36,30 @@ export type PageRuns = { page: number; items: TextRunData[] } | { page: number; 
 export type ToPagesHelper = { id: number; bytes: Uint8Array; from: number; to: number };
 export type FromPagesHelper = ({ id: number } & PageRuns) | { id: number; done: true };
 
-const ENTRY = threadEntry('src/ingest/pdf-pages.worker.ts');
+const helperThread = new SharedThread<ToPagesHelper, FromPagesHelper>(threadEntry('src/ingest/pdf-pages.worker.ts'));
 
 /** The first page the helper reads, or null when one thread reads them all. */
 export function helperFrom(pages: number): number | null {
   return pages >= TWO_THREADS_FROM_PAGES ? Math.ceil(pages * PARSING_THREAD_SHARE) + 1 : null;
 }
 
-type Helper = { thread: Worker; busy: boolean; idle: NodeJS.Timeout | null; onMessage: ((message: FromPagesHelper) => void) | null; onExit: (() => void) | null };
-let shared: Helper | null = null;
-let requests = 0;
-
-function startHelper(): Helper {
-  const started: Helper = { thread: new Worker(THREAD_BOOT, { workerData: { entry: ENTRY } }), busy: false, idle: null, onMessage: null, onExit: null };
-  started.thread.on('message', (message: FromPagesHelper) => started.onMessage?.(message));
-  // What it had not delivered is read by the parser; 'exit' follows.
-  started.thread.on('error', () => {});
-  started.thread.on('exit', () => {
-    if (shared === started) shared = null;
-    if (started.idle) clearTimeout(started.idle);
-    started.onExit?.();
-  });
-  return started;
-}
-
 /** Pages `from`..`to` read by the helper, or null when it is busy with another PDF. */
 export function readPagesInHelper(bytes: Uint8Array, from: number, to: number): PagesRead | null {
-  if (shared?.busy) return null;
-  shared ??= startHelper();
-  return new PagesRead(shared, bytes, from, to);
+  const read = new PagesRead();
+  const lease = helperThread.lease({ onMessage: (message) => read.deliver(message), onExit: () => read.end() });
+  if (!lease) return null;
+  read.lease = lease;
+  lease.post({ id: lease.id, bytes, from, to });
+  return read;
 }
 
 export class PagesRead {
+  /** Set by readPagesInHelper, once the helper is this read's. */
+  lease: ThreadLease<ToPagesHelper> | null = null;
   private readonly received = new Map<number, PageRuns>();
   private waiter: { page: number; resolve: (runs: PageRuns | null) => void } | null = null;
   private gone = false;
   private done = false;
-  private readonly id = ++requests;
-
-  constructor(
-    private readonly helper: Helper,
-    bytes: Uint8Array,
-    from: number,
-    to: number,
-  ) {
-    helper.busy = true;
-    if (helper.idle) clearTimeout(helper.idle);
-    helper.idle = null;
-    helper.thread.ref();
-    helper.onMessage = (message) => {
-      if (message.id !== this.id) return;
-      if ('done' in message) {
-        this.done = true;
-        this.end();
-      } else if (this.waiter?.page === message.page) {
-        const { resolve } = this.waiter;
-        this.waiter = null;
-        resolve(message);
-      } else {
-        this.received.set(message.page, message);
-      }
-    };
-    helper.onExit = () => this.end();
-    helper.thread.postMessage({ id: this.id, bytes, from, to } satisfies ToPagesHelper);
-  }
 
   /** Page `page`'s runs, or null when the helper ended without delivering it. Pages are asked in order. */
   page(page: number): Promise<PageRuns | null> {
@@ -119,22 +78,27 @@ export class PagesRead {
    */
   async release(): Promise<void> {
     this.received.clear();
-    const { helper } = this;
-    helper.onMessage = null;
-    helper.onExit = null;
     this.end();
-    if (!this.done) {
-      if (shared === helper) shared = null;
-      await helper.thread.terminate();
-      return;
-    }
-    helper.busy = false;
-    helper.thread.unref();
-    helper.idle = setTimeout(() => void helper.thread.terminate(), IDLE_MS);
-    helper.idle.unref();
+    if (this.done) this.lease?.release();
+    else await this.lease?.end();
   }
 
-  private end(): void {
+  /** A message of the helper about this read. */
+  deliver(message: FromPagesHelper): void {
+    if ('done' in message) {
+      this.done = true;
+      this.end();
+    } else if (this.waiter?.page === message.page) {
+      const { resolve } = this.waiter;
+      this.waiter = null;
+      resolve(message);
+    } else {
+      this.received.set(message.page, message);
+    }
+  }
+
+  /** No more pages will come. */
+  end(): void {
     this.gone = true;
     this.waiter?.resolve(null);
     this.waiter = null;

@@ -13,15 +13,14 @@
  * thread, as before. The result is parsePdf's own (structured clone); a PermanentIngestError keeps its
  * code and message.
  */
-import { Worker } from 'node:worker_threads';
-import { THREAD_BOOT, threadEntry } from '../repo-root';
+import { threadEntry } from '../repo-root';
 import { PermanentIngestError, type PermanentIngestCode } from './errors';
 import type { ParsePdfOptions } from './parse-pdf';
+import { SharedThread } from './shared-thread';
 import type { ParsedDocument, ParseProgress } from './types';
 
 /** Smaller PDFs parse in the calling thread: short work, not worth a thread's start. */
 export const NICED_PARSE_FROM_BYTES = 1024 * 1024;
-const IDLE_MS = 60_000;
 
 export type ToParseThread = { id: number; bytes: Uint8Array; ocrMaxPages?: number };
 export type FromParseThread =
@@ -29,24 +28,7 @@ export type FromParseThread =
   | { id: number; parsed: ParsedDocument }
   | { id: number; failed: { name: string; message: string; code?: PermanentIngestCode } };
 
-const ENTRY = threadEntry('src/ingest/pdf-parse.worker.ts');
-
-type ParseThread = { thread: Worker; busy: boolean; idle: NodeJS.Timeout | null; onMessage: ((message: FromParseThread) => void) | null; onExit: (() => void) | null };
-let shared: ParseThread | null = null;
-let requests = 0;
-
-function startThread(): ParseThread {
-  const started: ParseThread = { thread: new Worker(THREAD_BOOT, { workerData: { entry: ENTRY } }), busy: false, idle: null, onMessage: null, onExit: null };
-  started.thread.on('message', (message: FromParseThread) => started.onMessage?.(message));
-  // A parse in flight learns of it from 'exit', which follows.
-  started.thread.on('error', () => {});
-  started.thread.on('exit', () => {
-    if (shared === started) shared = null;
-    if (started.idle) clearTimeout(started.idle);
-    started.onExit?.();
-  });
-  return started;
-}
+const parseThread = new SharedThread<ToParseThread, FromParseThread>(threadEntry('src/ingest/pdf-parse.worker.ts'));
 
 /** The thread ended (or never started) before it answered: the caller parses the PDF itself. */
 export class ParseThreadStopped extends Error {
@@ -63,30 +45,19 @@ function rebuilt(failed: { name: string; message: string; code?: PermanentIngest
 
 /** parsePdf in the niced parse thread, or null when it is busy with another PDF. */
 export function parsePdfInNicedThread(bytes: Uint8Array, options: Pick<ParsePdfOptions, 'onProgress' | 'ocrMaxPages'>): Promise<ParsedDocument> | null {
-  if (shared?.busy) return null;
-  const parser = (shared ??= startThread());
-  const id = ++requests;
-  parser.busy = true;
-  if (parser.idle) clearTimeout(parser.idle);
-  parser.idle = null;
-  parser.thread.ref();
-  return new Promise<ParsedDocument>((resolve, reject) => {
-    const finish = () => {
-      parser.onMessage = null;
-      parser.onExit = null;
-      parser.busy = false;
-      parser.thread.unref();
-      parser.idle = setTimeout(() => void parser.thread.terminate(), IDLE_MS);
-      parser.idle.unref();
-    };
-    parser.onMessage = (message) => {
-      if (message.id !== id) return;
+  let resolve!: (parsed: ParsedDocument) => void;
+  let reject!: (error: Error) => void;
+  const parsed = new Promise<ParsedDocument>((onParsed, onFailed) => ((resolve = onParsed), (reject = onFailed)));
+  const lease = parseThread.lease({
+    onMessage: (message) => {
       if ('progress' in message) return options.onProgress?.(message.progress);
-      finish();
+      lease?.release();
       if ('parsed' in message) resolve(message.parsed);
       else reject(rebuilt(message.failed));
-    };
-    parser.onExit = () => reject(new ParseThreadStopped());
-    parser.thread.postMessage({ id, bytes, ocrMaxPages: options.ocrMaxPages } satisfies ToParseThread);
+    },
+    onExit: () => reject(new ParseThreadStopped()),
   });
+  if (!lease) return null;
+  lease.post({ id: lease.id, bytes, ocrMaxPages: options.ocrMaxPages });
+  return parsed;
 }
