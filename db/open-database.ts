@@ -12,6 +12,7 @@ import type { Config } from '../src/config';
 import type { Logger } from '../src/logger';
 import { createDb, createPool, type Db } from './connect';
 import { openEmbeddedDatabaseThread } from './embedded/database-thread';
+import { embeddedTemplate } from './embedded/template';
 import { EmbeddedDatabaseLockedError, readRunningServer } from './embedded/open-embedded';
 import { startAutoAnalyze } from './embedded/auto-analyze';
 import { acquireDataDirLock } from './embedded/data-dir-lock';
@@ -54,7 +55,7 @@ export async function openDatabase(
       logger.debug({ pid: running.pid, port: running.port }, 'attached to the running embedded database');
     } else {
       const started = Date.now();
-      const embedded = await openEmbeddedDatabaseThread({ dataDir: config.database.dataDir, logger, onExit: opts.onLost });
+      const embedded = await openEmbeddedDatabaseThread({ dataDir: config.database.dataDir, logger, onExit: opts.onLost, newClusterTemplate: embeddedTemplate() });
       connectionString = embedded.connectionString;
       mode = 'embedded';
       closeEmbedded = () => embedded.close();

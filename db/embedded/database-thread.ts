@@ -32,7 +32,7 @@ export type FromThread =
   | { type: 'closed' };
 
 /** What the thread starts with (its workerData). */
-export type ThreadData = { entry: string; pgdata: string | undefined; loadDataDir: Uint8Array<ArrayBuffer> | undefined };
+export type ThreadData = { entry: string; pgdata: string | undefined; loadDataDir: Uint8Array<ArrayBuffer> | undefined; newClusterTemplate: string | undefined };
 
 export type EmbeddedDatabaseThread = {
   /** `postgres://postgres@127.0.0.1:<port>/postgres`; no password, loopback only. */
@@ -54,6 +54,8 @@ export type OpenEmbeddedThreadOptions = {
    * rather than a Blob so it crosses to the thread as a plain copy. Only for a new database.
    */
   loadDataDir?: Uint8Array<ArrayBuffer>;
+  /** A migrated cluster's tarball that a data directory without a cluster starts from (template.ts). */
+  newClusterTemplate?: string;
 };
 
 /** How long close() waits for PGlite to close cleanly before ending the thread anyway. */
@@ -61,11 +63,11 @@ const CLOSE_TIMEOUT_MS = 15_000;
 
 const ENTRY = threadEntry('db/embedded/database-thread.worker.ts');
 
-export async function openEmbeddedDatabaseThread({ dataDir, logger, onExit, loadDataDir }: OpenEmbeddedThreadOptions): Promise<EmbeddedDatabaseThread> {
+export async function openEmbeddedDatabaseThread({ dataDir, logger, onExit, loadDataDir, newClusterTemplate }: OpenEmbeddedThreadOptions): Promise<EmbeddedDatabaseThread> {
   const lock: DataDirLock | null = dataDir === null ? null : acquireDataDirLock(dataDir);
   const started = performance.now();
   // stdout/stderr go straight to the process's; env is shared so config reads the same values.
-  const thread = new Worker(THREAD_BOOT, { workerData: { entry: ENTRY, pgdata: pgdataOf(dataDir), loadDataDir } satisfies ThreadData });
+  const thread = new Worker(THREAD_BOOT, { workerData: { entry: ENTRY, pgdata: pgdataOf(dataDir), loadDataDir, newClusterTemplate } satisfies ThreadData });
 
   let state: 'starting' | 'open' | 'closing' | 'gone' = 'starting';
   let closed: () => void = () => {};

@@ -23,8 +23,8 @@ const log =
 const logger: ThreadLogger = { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
 
 try {
-  const { pgdata, loadDataDir } = workerData as ThreadData;
-  const served = await servePglite(pgdata, logger, { loadDataDir: loadDataDir && new Blob([loadDataDir]) });
+  const { pgdata, loadDataDir, newClusterTemplate } = workerData as ThreadData;
+  const served = await servePglite(pgdata, logger, { loadDataDir: loadDataDir && new Blob([loadDataDir]), newClusterTemplate });
   port.on('message', (message: ToThread) => {
     if (message.type !== 'close') return;
     served.close().then(

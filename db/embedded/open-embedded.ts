@@ -12,6 +12,8 @@
  * transaction is in the OS page cache, so it survives the process crashing, but not necessarily
  * the machine losing power. Use DATABASE_URL with a real PostgreSQL where that matters.
  */
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import type { Logger } from '../../src/logger';
@@ -72,6 +74,11 @@ export type ServePgliteOptions = {
    * refuses it when `pgdata` already holds one.
    */
   loadDataDir?: Blob;
+  /**
+   * A tarball of a migrated cluster (template.ts) that `pgdata` starts from when it holds no cluster
+   * yet. Should it fail to load, the half-written directory is removed and initdb runs as without one.
+   */
+  newClusterTemplate?: string;
 };
 
 /**
@@ -82,6 +89,25 @@ export type ServePgliteOptions = {
  * buffers are read from the operating system's page cache, as they are on any PostgreSQL.
  */
 export const EMBEDDED_SETTINGS = ['-c', 'shared_buffers=64MB'];
+
+function openPglite(pgdata: string | undefined, loadDataDir: Blob | undefined): Promise<PGlite> {
+  return PGlite.create({ dataDir: pgdata, extensions: { vector }, loadDataDir, startParams: [...PGlite.defaultStartParams, ...EMBEDDED_SETTINGS] });
+}
+
+async function createPglite(pgdata: string | undefined, opts: ServePgliteOptions, logger: OpenEmbeddedOptions['logger']): Promise<PGlite> {
+  const template = opts.newClusterTemplate;
+  if (opts.loadDataDir || !template || !pgdata || existsSync(path.join(pgdata, 'PG_VERSION'))) return openPglite(pgdata, opts.loadDataDir);
+  try {
+    const tarball = readFileSync(template);
+    // Anything else PGlite takes for gzip, and its failed gunzip rejects where no caller can catch it.
+    if (tarball.subarray(257, 262).toString('latin1') !== 'ustar') throw new Error('not an uncompressed tarball');
+    return await openPglite(pgdata, new Blob([tarball]));
+  } catch (err) {
+    logger?.warn({ err, template }, 'the new-cluster template did not load; creating the cluster instead');
+    rmSync(pgdata, { recursive: true, force: true });
+    return openPglite(pgdata, undefined);
+  }
+}
 
 /**
  * PGlite with pgvector, served over the wire protocol on a loopback port, both in the calling
@@ -97,7 +123,7 @@ export async function servePglite(
   let server: WireServer | undefined;
   try {
     const started = performance.now();
-    pglite = await PGlite.create({ dataDir: pgdata, extensions: { vector }, loadDataDir: opts.loadDataDir, startParams: [...PGlite.defaultStartParams, ...EMBEDDED_SETTINGS] });
+    pglite = await createPglite(pgdata, opts, logger);
     await pglite.exec('CREATE EXTENSION IF NOT EXISTS vector');
     server = await startWireServer(pglite, { logger });
     logger?.debug({ pgdata, port: server.port, ms: Math.round(performance.now() - started) }, 'embedded database started');

@@ -7,6 +7,7 @@
 // file per entry (dist/app, git-ignored), with packages left to Node's own loader. It is plain
 // JavaScript so that it needs no loader itself, and it rebuilds the bundle (~0.3 s) whenever a file
 // the bundle was built from is newer, so an edit is never served stale.
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -24,6 +25,7 @@ const ENTRIES = {
   'worker-thread.worker': 'src/jobs/worker-thread.worker.ts',
   'pdf-pages.worker': 'src/ingest/pdf-pages.worker.ts',
   'pdf-parse.worker': 'src/ingest/pdf-parse.worker.ts',
+  'embedded-template': 'db/embedded/build-template.ts',
 };
 const COMMANDS = ['server', 'worker', 'cli'];
 
@@ -121,6 +123,10 @@ const [command] = process.argv.slice(2);
 if (command === '--build') {
   await buildBundle();
   console.log(`built dist/app (${Object.keys(ENTRIES).join(', ')})`);
+  // A new embedded data directory's first start then loads a migrated cluster (db/embedded/template.ts).
+  // Without it that start creates the cluster itself, slower but the same, so a failure here only warns.
+  const template = spawnSync(process.execPath, [path.join(OUT_DIR, 'embedded-template.mjs')], { cwd: ROOT, stdio: 'inherit' });
+  if (template.status !== 0) process.stderr.write('the embedded database template was not built; new data directories will be created by initdb\n');
 } else if (COMMANDS.includes(command)) {
   await ensureBundle();
   // The entry reads its own arguments (commander, for the CLI) as if it had been started directly.

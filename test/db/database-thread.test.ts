@@ -25,7 +25,7 @@ afterAll(() => {
 });
 
 /**
- * The run's migrated snapshot (test/infra/embedded-snapshot.ts) as a tarball, for the tests about
+ * The run's migrated snapshot (the new-cluster template, db/embedded/template.ts) as a tarball, for the tests about
  * the thread rather than about initdb: a cold PGlite start is ~7 s of CPU, minutes at load, and this
  * file paid it eight times. Undefined outside the embedded project (then those tests start cold).
  */
@@ -165,7 +165,7 @@ describe('openEmbeddedDatabaseThread', { timeout: 300_000 }, () => {
 
 describe('createTestDatabase on the embedded project', () => {
   it('opens from the run snapshot fully migrated, graphile-worker schema included', async () => {
-    expect(inject('embeddedSnapshot')).toMatch(/pgdata\.tar$/); // global setup made one
+    expect(inject('embeddedSnapshot')).toMatch(/embedded-template\/[0-9a-f]{16}\.tar$/); // global setup found or made one
     const handle = await createTestDatabase('embedded');
     try {
       expect(await isMigrated(handle.db)).toBe(true);

@@ -18,7 +18,7 @@ export const testDbKind: TestDbKind = process.env.TEST_DB === 'embedded' ? 'embe
 export async function createTestDatabase(kind: TestDbKind = testDbKind): Promise<DatabaseHandle> {
   if (kind === 'embedded') {
     // In its own thread, as `npm start` runs it (db/open-database.ts). In the `embedded` project it
-    // starts from the run's migrated snapshot (test/infra/embedded-snapshot.ts), skipping initdb
+    // starts from the run's migrated snapshot (db/embedded/template.ts), skipping initdb
     // and migrations; elsewhere it is created and migrated here.
     const { openEmbeddedDatabaseThread } = await import('../../db/embedded/database-thread');
     const snapshot = inject('embeddedSnapshot');

@@ -6,15 +6,15 @@
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { createDb, createPool } from '../../db/connect';
+import { ensureEmbeddedTemplate } from '../../db/embedded/template';
 import { migrateToLatest } from '../../db/migrate';
-import { createEmbeddedSnapshot } from './embedded-snapshot';
 import { startThrowawayCluster, type Cluster } from './postgres-cluster';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     pgAdminUrl: string;
     pgTemplate: string;
-    /** The `embedded` project's migrated PGlite tarball (embedded-snapshot.ts); unset elsewhere. */
+    /** The `embedded` project's migrated PGlite tarball: the app's new-cluster template (db/embedded/template.ts); unset elsewhere. */
     embeddedSnapshot: string | undefined;
   }
 }
@@ -64,11 +64,12 @@ export default async function setup(project: TestProject) {
   project.provide('pgAdminUrl', adminUrl);
   project.provide('pgTemplate', TEMPLATE);
 
-  const snapshot = project.config.env?.TEST_DB === 'embedded' ? await createEmbeddedSnapshot() : null;
-  project.provide('embeddedSnapshot', snapshot?.path);
+  // Each embedded test file's database starts from it instead of paying initdb (~7 s of CPU) and
+  // the migrations again. `npm test` built it before vitest; kept after the run, as `--build` keeps it.
+  const snapshot = project.config.env?.TEST_DB === 'embedded' ? await ensureEmbeddedTemplate() : null;
+  project.provide('embeddedSnapshot', snapshot?.file);
 
   return async () => {
-    snapshot?.remove();
     if (--shared.users > 0) return;
     delete g[SHARED];
     if (cluster) {
