@@ -11,13 +11,22 @@
 import type pg from 'pg';
 import type { Logger } from '../../src/logger';
 
+/**
+ * ANALYZE samples 300 rows per unit of statistics target, whole rows: at PostgreSQL's default of
+ * 100 that was every row of a 13,575-chunk document (text and a 512-dimension vector each), and
+ * PGlite's WebAssembly memory, which never shrinks, grew from 128 to 265 MB for good the first time
+ * it ran (docs/performance.md, stop 42). 10 samples 3,000 rows.
+ */
+export const STATISTICS_TARGET = 10;
+
 /** Analyzes the tables that changed enough; returns their names. */
 export async function analyzeChangedTables(db: Pick<pg.Pool, 'query'>): Promise<string[]> {
   const { rows } = await db.query<{ name: string }>(`
     select format('%I.%I', schemaname, relname) as name from pg_stat_user_tables
     where n_mod_since_analyze > 50 + 0.1 * n_live_tup
     order by n_mod_since_analyze desc`);
-  for (const { name } of rows) await db.query(`analyze ${name}`);
+  // One statement, so the setting lasts only for this ANALYZE: every connection shares the one session.
+  for (const { name } of rows) await db.query(`do $analyze$ begin perform set_config('default_statistics_target', '${STATISTICS_TARGET}', true); analyze ${name}; end $analyze$`);
   return rows.map((r) => r.name);
 }
 

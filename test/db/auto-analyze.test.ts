@@ -4,7 +4,7 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyzeChangedTables, startAutoAnalyze } from '../../db/embedded/auto-analyze';
+import { analyzeChangedTables, startAutoAnalyze, STATISTICS_TARGET } from '../../db/embedded/auto-analyze';
 import { openEmbeddedDatabase, type EmbeddedDatabase } from '../../db/embedded/open-embedded';
 
 let embedded: EmbeddedDatabase;
@@ -34,6 +34,11 @@ describe('analyzing changed tables', () => {
     expect(await analyzeChangedTables(pool)).toContain('public.facts');
     expect(await reltuples('facts')).toBe(500);
     expect(await analyzeChangedTables(pool)).not.toContain('public.facts');
+    // Sampled at the embedded target (a histogram of target + 1 bounds; PostgreSQL's default of 100
+    // would give 101), and the setting did not outlive the ANALYZE in the one shared session.
+    const { rows } = await pool.query<{ bounds: number }>(`select array_length(histogram_bounds::text::int[], 1) as bounds from pg_stats where tablename = 'facts' and attname = 'x'`);
+    expect(rows).toEqual([{ bounds: STATISTICS_TARGET + 1 }]);
+    expect((await pool.query('show default_statistics_target')).rows).toEqual([{ default_statistics_target: '100' }]);
 
     await pool.query('insert into facts select generate_series(1, 20)'); // below 50 + 10%
     await flushStats();
