@@ -41,9 +41,10 @@ it('keeps the most recently used statements of a connection (the session, embedd
   try {
     for (let i = 0; i <= PREPARED_PER_CONNECTION; i++) expect((await client.query(text(i), [1])).rows).toEqual([{ n: i + 1 }]);
     const { rows } = await client.query(preparedOnServer);
-    expect(rows.length).toBe(PREPARED_PER_CONNECTION);
-    expect(rows.map((r) => r.statement)).not.toContain(text(0));
-    expect(rows.at(-1).statement).toBe(text(PREPARED_PER_CONNECTION));
+    // Every statement but the first, the least recently used: compared as a set, since two prepared
+    // within the same tick of PGlite's clock tie on prepare_time.
+    const kept = Array.from({ length: PREPARED_PER_CONNECTION }, (_, i) => text(i + 1));
+    expect(rows.map((r) => r.statement).sort()).toEqual(kept.sort());
     // The evicted first statement comes back (evicting the next oldest), and runs.
     expect((await client.query(text(0), [2])).rows).toEqual([{ n: 2 }]);
     const after = (await client.query(preparedOnServer)).rows.map((r) => r.statement);
