@@ -154,6 +154,8 @@ describe('the dashboard in Chromium, as a new administrator', () => {
     }
     expect(navigations).toBe(0);
     expect(subscriptions).toBeGreaterThan(0);
+    // The counts are read again after a document settles (a query, a round trip after the badge).
+    await page.getByText(/2 of 2 ready/).waitFor({ timeout: 30_000 });
     expect(await page.getByText(/2 of 2 ready/).count()).toBe(1);
   }, 120_000);
 
