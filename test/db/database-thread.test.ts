@@ -4,25 +4,17 @@
  * leaves nothing behind, and a dying thread that fails queries at once and says so.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { lockPath } from '../../db/embedded/data-dir-lock';
 import { openEmbeddedDatabaseThread } from '../../db/embedded/database-thread';
 import { EmbeddedDatabaseLockedError, openEmbeddedDatabase, readRunningServer } from '../../db/embedded/open-embedded';
 import { isMigrated } from '../../db/migrate';
 import { createTestDatabase } from '../helpers/test-database';
+import { tempDirMaker } from '../helpers/temp-dirs';
 
-const tempDirs: string[] = [];
-function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-db-thread-'));
-  tempDirs.push(dir);
-  return dir;
-}
-afterAll(() => {
-  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirMaker('gw-db-thread-');
 
 /**
  * The run's migrated snapshot (the new-cluster template, db/embedded/template.ts) as a tarball, for the tests about

@@ -4,23 +4,15 @@
  * fails.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openEmbeddedDatabaseThread } from '../../db/embedded/database-thread';
 import { embeddedTemplate, ensureEmbeddedTemplate } from '../../db/embedded/template';
 import { migrations } from '../../db/migrations/index';
+import { tempDirMaker } from '../helpers/temp-dirs';
 
-const tempDirs: string[] = [];
-function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-template-'));
-  tempDirs.push(dir);
-  return dir;
-}
-afterAll(() => {
-  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirMaker('gw-template-');
 
 async function query<T extends pg.QueryResultRow>(connectionString: string, sql: string): Promise<T[]> {
   const client = new pg.Client({ connectionString });

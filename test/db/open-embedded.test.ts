@@ -5,7 +5,6 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -18,19 +17,14 @@ import {
   readRunningServer,
 } from '../../db/embedded/open-embedded';
 import { unlockStaleJobs } from '../../db/embedded/unlock-stale-jobs';
+import { tempDirMaker } from '../helpers/temp-dirs';
 
-const tempDirs: string[] = [];
+// Registered before the children's afterAll, so it runs after it (vitest runs after-hooks as a stack).
+const tempDir = tempDirMaker('gw-embedded-');
 const children: ChildProcess[] = [];
-
-function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-embedded-'));
-  tempDirs.push(dir);
-  return dir;
-}
 
 afterAll(() => {
   for (const child of children) child.kill('SIGKILL');
-  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 /** A pid that certainly belonged to a process that has exited. */
