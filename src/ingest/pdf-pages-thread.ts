@@ -49,7 +49,7 @@ export function readPagesInHelper(bytes: Uint8Array, from: number, to: number): 
   const lease = helperThread.lease({ onMessage: (message) => read.deliver(message), onExit: () => read.end() });
   if (!lease) return null;
   read.lease = lease;
-  lease.post({ id: lease.id, bytes, from, to });
+  lease.post({ bytes, from, to });
   return read;
 }
 

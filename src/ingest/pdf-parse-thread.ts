@@ -58,6 +58,6 @@ export function parsePdfInNicedThread(bytes: Uint8Array, options: Pick<ParsePdfO
     onExit: () => reject(new ParseThreadStopped()),
   });
   if (!lease) return null;
-  lease.post({ id: lease.id, bytes, ocrMaxPages: options.ocrMaxPages });
+  lease.post({ bytes, ocrMaxPages: options.ocrMaxPages });
   return parsed;
 }

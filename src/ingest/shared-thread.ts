@@ -16,10 +16,9 @@ type Running<Out> = {
   onExit: (() => void) | null;
 };
 
-/** One job's hold on the thread; every message it posts and receives carries `id`. */
-export type ThreadLease<In> = {
-  readonly id: number;
-  post(message: In): void;
+/** One job's hold on the thread: what it posts is stamped with the job's `id`, and only messages carrying it reach the job. */
+export type ThreadLease<In extends { id: number }> = {
+  post(message: Omit<In, 'id'>): void;
   /** The job is over and the thread finished it: it waits for the next (ended after a minute idle). */
   release(): void;
   /** The job is over but the thread may still be at it, and cannot be interrupted mid-job: end it. */
@@ -63,8 +62,7 @@ export class SharedThread<In extends { id: number }, Out extends { id: number }>
       return true;
     };
     return {
-      id,
-      post: (message) => running.thread.postMessage(message),
+      post: (message) => running.thread.postMessage({ ...message, id }),
       release: () => {
         if (!close()) return;
         running.busy = false;
