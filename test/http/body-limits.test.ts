@@ -5,6 +5,8 @@
  * held for one tRPC upload). What follows the limit is read and dropped before the 413 is sent (a
  * client still sending when the server closes sees a reset, not the 413), up to the drain bounds.
  */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { drain } from '../../src/http/body-limit';
 import { restClient } from '../helpers/api-client';
@@ -97,6 +99,31 @@ describe('streaming body limits on every transport', () => {
     const stalled = new ReadableStream<Uint8Array>({ pull: () => new Promise(() => {}) });
     expect(await drain(stalled, { maxBytes: 1024 * 1024, maxMs: 50 })).toBe(false);
     expect(await drain(endlessBody('x', 1024 * 1024).stream, { maxBytes: 2 * 1024 * 1024, maxMs: 10_000 })).toBe(true);
+  });
+
+  it('keeps nothing it has read: a chunk already drained can be collected while the drain goes on', async () => {
+    // A 600 MB body once held 600 MB until its drain ended (every read raced one timeout promise).
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    let first: WeakRef<Uint8Array> | undefined;
+    let collectedMidway: boolean | undefined;
+    let pulls = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        pulls++;
+        if (pulls === 50) {
+          await new Promise((r) => setTimeout(r, 0));
+          gc();
+          collectedMidway = first!.deref() === undefined;
+        }
+        if (pulls > 100) return controller.close();
+        const chunk = new Uint8Array(CHUNK);
+        first ??= new WeakRef(chunk);
+        controller.enqueue(chunk);
+      },
+    });
+    expect(await drain(stream)).toBe(true);
+    expect(collectedMidway).toBe(true);
   });
 
   it('bodies under the limits still work on each transport', async () => {
