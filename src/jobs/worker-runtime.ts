@@ -9,6 +9,7 @@ import type { Logger } from '../logger';
 import type { Runtime } from '../runtime';
 import { enqueueReembeddingWhereNeeded } from '../services/kbs/reembed-kb';
 import { beat, forgetProcess, releaseJobsOfDeadWorkers, STALE_SWEEP_MS, thisProcess, WORKER_BEAT_MS } from '../services/workers/heartbeats';
+import { collectAfterBigJobs } from './collect-after-jobs';
 import { createTaskList } from './task-list';
 
 function workerLogger(logger: Logger) {
@@ -33,6 +34,7 @@ export async function startWorker(runtime: Runtime, opts: { pollInterval?: numbe
   const workerIds = new Set<string>();
   events.on('worker:create', ({ worker }) => void workerIds.add(worker.workerId));
   events.on('worker:stop', ({ worker }) => void workerIds.delete(worker.workerId));
+  collectAfterBigJobs(events);
   const log = logger.child({ component: 'worker' });
   const options: RunnerOptions = {
     events,
