@@ -5,10 +5,9 @@
  * held for one tRPC upload). What follows the limit is read and dropped before the 413 is sent (a
  * client still sending when the server closes sees a reset, not the 413), up to the drain bounds.
  */
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { drain } from '../../src/http/body-limit';
+import { exposedGc } from '../../src/jobs/collect-after-jobs';
 import { restClient } from '../helpers/api-client';
 import { createOrgWithKey } from '../helpers/factories';
 import { createTestApp, type TestApp } from '../helpers/test-app';
@@ -103,8 +102,7 @@ describe('streaming body limits on every transport', () => {
 
   it('keeps nothing it has read: a chunk already drained can be collected while the drain goes on', async () => {
     // A 600 MB body once held 600 MB until its drain ended (every read raced one timeout promise).
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
+    const gc = exposedGc();
     let first: WeakRef<Uint8Array> | undefined;
     let collectedMidway: boolean | undefined;
     let pulls = 0;
