@@ -1,6 +1,7 @@
 /**
  * Issue 26's attack, every class at once (bench/abuse.ts): one organisation sends nested GraphQL
- * reads, a 1 MB ZIP of ten 20 MB one-character files, a 26 MB text file, a ZIP of 5,000 tiny files,
+ * reads, a 1 MB ZIP of ten 20 MB one-character files, a 26 MB text file, two 24 MB ones (words in
+ * paragraphs, and the same words on one line), a ZIP of 5,000 tiny files,
  * HEAD on a one-time sign-in link, cross-origin preflights and the older classes, all in parallel,
  * while the other lists its KBs, searches and uploads a 2-chunk Markdown file. Reports each hostile
  * request's status, whether its body is a JSON error with a message, and its time; the victim's
@@ -118,6 +119,7 @@ export async function hostileRun(server: StartedServer, orgs: Orgs, dataDir: str
   const tinyZip = zipSync(Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`f${i}.txt`, new TextEncoder().encode(`Note ${i}: refunds take ${i % 30} days.`)])), { level: 9 });
   const big26 = new Uint8Array(26 * MB).fill(0x62);
   const words24 = prose(3_000_000, 7).slice(0, 24 * MB);
+  const oneLine24 = words24.replaceAll('\n', ' ');
   const aliases20k = `{ ${Array.from({ length: 20_000 }, (_, i) => `a${i}: __typename`).join(' ')} }`;
   const deep = `{ ${'knowledgeBases { '.repeat(5_000)}id${' }'.repeat(5_000)} }`;
   const json30 = JSON.stringify({ name: 'x'.repeat(30 * MB) });
@@ -145,6 +147,7 @@ export async function hostileRun(server: StartedServer, orgs: Orgs, dataDir: str
     timed('ZIP of ten 20 MB one-character files (1 MB)', () => uploadFile(url, key, kbId, 'bomb.zip', bombZip)),
     timed('26 MB text file', () => uploadFile(url, key, kbId, 'big.txt', big26)),
     timed('24 MB text file of words', () => uploadFile(url, key, kbId, 'words.txt', words24)),
+    timed('24 MB text file of one line', () => uploadFile(url, key, kbId, 'line.txt', oneLine24)),
     timed('ZIP of 5,000 tiny files', () => uploadFile(url, key, kbId, 'tiny.zip', tinyZip)),
     timed('HEAD on a one-time sign-in link', () => rawHead(link.url), (r) => r.status !== 303 && !(r.headers as Record<string, string>)['set-cookie'] && r.status < 500),
     timed('cross-origin OPTIONS /graphql', () => fetch(`${url}/graphql`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-groundwork-csrf' } }), (r) => r.status < 500 && !(r.headers as Headers).get('access-control-allow-credentials')),
