@@ -215,7 +215,8 @@ describe('the dashboard for daily work, in Chromium', () => {
     const n = await page.locator('.chunk', { hasText: 'Lisbon' }).first().getAttribute('data-chunk');
     const warranty = page.locator(`.chunk[data-chunk="${n}"]`);
     await warranty.getByRole('button', { name: /^Edit chunk/ }).click();
-    await warranty.getByRole('textbox').fill('Warranty claims for the Zephyr-9 are handled by the Porto office within five days.');
+    // A long unbroken token (a form's file name), as crawled code pages have: it must wrap at 390 px.
+    await warranty.getByRole('textbox').fill('Warranty claims for the Zephyr-9 are handled by the Porto office within five days, on zephyr9_warranty_claim_form_reference_v2_final_revision.pdf.');
     await warranty.getByRole('button', { name: 'Save and re-embed' }).click();
     await warranty.locator('.badge', { hasText: 'edited' }).waitFor();
     expect((await passages('Porto office warranty')).some((p) => p.text.includes('Porto office'))).toBe(true);
