@@ -19,16 +19,21 @@ function multipart(files: Array<{ name: string; bytes: Buffer }>): Buffer {
   return Buffer.concat([...parts, Buffer.from('--B--\r\n')]);
 }
 
+function uploadRequest(body: ReadableStream<Uint8Array>): Request {
+  return new Request('http://x/upload', { method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=B' }, body, duplex: 'half' } as RequestInit);
+}
+
 /** The body in pieces of `size` bytes, as a socket would hand it over. */
 function request(body: Buffer, size: number): Request {
   let at = 0;
-  const stream = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (at >= body.length) return controller.close();
-      controller.enqueue(body.subarray(at, (at += size)));
-    },
-  });
-  return new Request('http://x/upload', { method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=B' }, body: stream, duplex: 'half' } as RequestInit);
+  return uploadRequest(
+    new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (at >= body.length) return controller.close();
+        controller.enqueue(body.subarray(at, (at += size)));
+      },
+    }),
+  );
 }
 
 it.each([7_001, 65_536, 3 * MB])('returns every byte of each file, in pieces of %i bytes', async (size) => {
@@ -83,8 +88,7 @@ it('holds no piece it has copied: the first socket read can be collected while t
       controller.enqueue(piece);
     },
   });
-  const req = new Request('http://x/upload', { method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=B' }, body: stream, duplex: 'half' } as RequestInit);
-  const { files } = await readMultipart(req, { maxFileBytes: 5 * MB });
+  const { files } = await readMultipart(uploadRequest(stream), { maxFileBytes: 5 * MB });
   expect(files[0]!.bytes.length).toBe(4 * MB);
   expect(collectedMidway).toBe(true);
 });
