@@ -23,10 +23,12 @@ export const RECRAWL_CRON = parseCronItems([{ task: 'documents__recrawl_due', ma
 
 /** A running worker (graphile-worker's runner, replaced when it breaks): `promise` settles once stopped. */
 export type WorkerHandle = { stop(): Promise<void>; promise: Promise<void> };
+/** The runner in this thread, with graphile-worker's emitter for those that watch its jobs (the order jobs start in). */
+export type RunnerHandle = WorkerHandle & { events: WorkerEvents };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function startWorker(runtime: Runtime, opts: { pollInterval?: number } = {}): Promise<WorkerHandle> {
+export async function startWorker(runtime: Runtime, opts: { pollInterval?: number } = {}): Promise<RunnerHandle> {
   const { config, logger, database } = runtime;
   // A changed embedding model (e.g. OPENAI_API_KEY added) is rolled out to existing KBs in the background.
   await enqueueReembeddingWhereNeeded(runtime.deps);
@@ -85,8 +87,9 @@ export async function startWorker(runtime: Runtime, opts: { pollInterval?: numbe
     if (!stopping) replacing ??= replace().finally(() => (replacing = null));
   });
 
-  const handle: WorkerHandle = {
+  const handle: RunnerHandle = {
     promise,
+    events,
     stop: () =>
       (stopped ??= (async () => {
         stopping = true;
@@ -101,7 +104,7 @@ export async function startWorker(runtime: Runtime, opts: { pollInterval?: numbe
 }
 
 /** Heartbeats and the sweeper of dead workers' jobs (src/services/workers/heartbeats.ts) for this runner's lifetime. */
-async function withHeartbeats(runtime: Runtime, runner: WorkerHandle, workerIds: Set<string>): Promise<WorkerHandle> {
+async function withHeartbeats(runtime: Runtime, runner: RunnerHandle, workerIds: Set<string>): Promise<RunnerHandle> {
   const { deps, logger } = runtime;
   const proc = thisProcess(`wrk_${randomBase62(16)}`);
   const log = logger.child({ component: 'worker-heartbeat', process_id: proc.processId });
