@@ -51,10 +51,16 @@ function tokenWeight(codePoint: number): number {
   return 0.5;
 }
 
-export function estimateTokens(text: string): number {
+function weightOf(text: string): number {
   let total = 0;
   for (const ch of text) total += tokenWeight(ch.codePointAt(0)!);
-  return Math.ceil(total);
+  return total;
+}
+
+const SPACE_WEIGHT = tokenWeight(0x20);
+
+export function estimateTokens(text: string): number {
+  return Math.ceil(weightOf(text));
 }
 
 // --- sentences --------------------------------------------------------------------------------
@@ -114,26 +120,57 @@ function splitByWeight(text: string, limit: number): Piece[] {
   return pieces;
 }
 
+// Any run of whitespace but a lone space: most pieces then have nothing to replace.
+const SPACES_TO_ONE = /\s{2,}|[^\S ]/g;
+
+// What `\s` matches, by code: words are split here without a regex, for the reason below.
+function isSpace(c: number): boolean {
+  return c === 0x20 || (c >= 0x09 && c <= 0x0d) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+/**
+ * Words joined by one space, in pieces whose estimate is at most `limit`. It scans the text once and
+ * slices it, allocating nothing per word: a 14-million-character line with no sentence end was an
+ * array of 3 million words, then 3 million joins, and most of the time went to collecting them. A piece
+ * weighs what estimateTokens says of it (its words and the spaces between them); counting a whole
+ * token per word and per space made pieces half the size they could be.
+ */
 function splitByWords(text: string, limit: number): Piece[] {
   const pieces: Piece[] = [];
-  let current: string[] = [];
-  let tokens = 0;
+  const push = (piece: string): void => void pieces.push({ text: piece, joiner: pieces.length ? ' ' : '' });
+  let start = -1; // the current piece's first word
+  let end = 0;
+  let weight = 0;
   const flush = (): void => {
-    if (current.length) pieces.push({ text: current.join(' '), joiner: pieces.length ? ' ' : '' });
-    current = [];
-    tokens = 0;
+    if (start >= 0) push(text.slice(start, end).replace(SPACES_TO_ONE, ' '));
+    start = -1;
   };
-  for (const word of text.split(/\s+/).filter(Boolean)) {
-    const t = estimateTokens(word) + 1;
-    if (t > limit) {
+  const word = (from: number, to: number, w: number): void => {
+    if (Math.ceil(w) > limit) {
       flush();
-      for (const part of splitByWeight(word, limit)) pieces.push({ text: part.text, joiner: pieces.length ? ' ' : '' });
-      continue;
+      for (const part of splitByWeight(text.slice(from, to), limit)) push(part.text);
+      return;
     }
-    if (tokens + t > limit) flush();
-    current.push(word);
-    tokens += t;
+    if (start >= 0 && Math.ceil(weight + SPACE_WEIGHT + w) > limit) flush();
+    if (start < 0) [start, weight] = [from, w];
+    else weight += SPACE_WEIGHT + w;
+    end = to;
+  };
+  let from = -1;
+  let w = 0;
+  for (let i = 0; i < text.length; ) {
+    const code = text.codePointAt(i)!;
+    const width = code > 0xffff ? 2 : 1;
+    if (isSpace(code)) {
+      if (from >= 0) word(from, i, w);
+      from = -1;
+    } else {
+      if (from < 0) [from, w] = [i, 0];
+      w += tokenWeight(code);
+    }
+    i += width;
   }
+  if (from >= 0) word(from, text.length, w);
   flush();
   return pieces;
 }
@@ -190,8 +227,9 @@ function unitsOf(group: Group, target: number): Unit[] {
     splitToFit(text, target).map((piece, i) => {
       // Blocks (and groups, after an overlap seed) are separated like paragraphs.
       const joiner = i === 0 ? '\n\n' : piece.joiner;
-      // Counting the separator too keeps the sum of units an upper bound of the chunk's count.
-      return { text: piece.text, joiner, tokens: estimateTokens(joiner + piece.text) };
+      // Counting the separator too keeps the sum of units an upper bound of the chunk's count. (The
+      // two weights are added, not the two strings: joined, each unit's text was copied once more.)
+      return { text: piece.text, joiner, tokens: Math.ceil(weightOf(joiner) + weightOf(piece.text)) };
     }),
   );
 }

@@ -24,11 +24,15 @@ export function collapseWhitespace(text: string): string {
   return text.replace(/[\s\u00A0]+/g, ' ').trim();
 }
 
+// Only what changes: a lone space is left alone, so a line of ordinary prose is not rebuilt (replacing
+// every space of a 24 MB line took 1.3 s and 250 MB of heap).
+const SPACE_RUN = / [ \t\u00A0]+|[\t\u00A0][ \t\u00A0]*/g;
+
 /** For blocks: trims every line, collapses spaces inside lines, keeps at most one blank line. */
 export function tidyBlock(text: string): string {
   return cleanText(text)
     .split('\n')
-    .map((line) => line.replace(/[ \t\u00A0]+/g, ' ').trim())
+    .map((line) => line.replace(SPACE_RUN, ' ').trim())
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();

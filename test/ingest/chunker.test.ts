@@ -122,6 +122,18 @@ describe('chunkSections', () => {
     expect(cjk.map((c) => c.text).join('')).toBe('数据'.repeat(1_000));
   });
 
+  it('cuts a run of words with no sentence end or line break into pieces that fill the target, keeping every word once', () => {
+    const { targetTokens } = DEFAULT_CHUNK_OPTIONS;
+    const words = Array.from({ length: 6_000 }, (_, i) => `word${i}${i % 50 === 7 ? '\u{1F600}' : ''}`);
+    // Runs of spaces, a tab, an ideographic space: a piece has its words joined by one space.
+    const chunks = chunkSections([section(words.map((w, i) => (i % 97 === 3 ? `${w}  \t\u3000` : `${w} `)).join(''))]);
+    expect(chunks.map((c) => c.text).join(' ')).toBe(words.join(' '));
+    for (const chunk of chunks) expect(chunk.tokenCount).toBe(estimateTokens(chunk.text));
+    for (const chunk of chunks) expect(chunk.tokenCount).toBeLessThanOrEqual(targetTokens);
+    // Counting a token per word and per space filled them to ~60% of the target.
+    for (const chunk of chunks.slice(0, -1)) expect(chunk.tokenCount).toBeGreaterThan(0.95 * targetTokens);
+  });
+
   it('honours custom sizes and rejects contradictory ones', () => {
     const chunks = chunkSections(long, { targetTokens: 100, maxTokens: 150, overlapTokens: 20 });
     expect(chunks.every((c) => c.tokenCount <= 150)).toBe(true);

@@ -42,6 +42,11 @@ describe('parseTxt', () => {
     });
   });
 
+  it('collapses runs of spaces, tabs and no-break spaces inside a line to one space', () => {
+    const bytes = Buffer.from('one\ttwo  three\u00A0four \u00A0\t five six\t\n\u00A0 seven');
+    expect(parseTxt(bytes).sections).toEqual([{ text: 'one two three four five six\nseven', headingPath: [] }]);
+  });
+
   it('reads UTF-16 with a BOM and strips control characters', () => {
     const bytes = Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from('Zero\u200Bwidth and\u0007bell', 'utf16le').swap16()]);
     expect(parseTxt(bytes).sections).toEqual([{ text: 'Zerowidth andbell', headingPath: [] }]);
