@@ -102,21 +102,22 @@ export function splitSentences(text: string): string[] {
 
 // --- splitting oversized blocks -----------------------------------------------------------------
 
+/** Cuts `text` (one word, no spaces) into pieces of at most `limit`, slicing it rather than rebuilding it a character at a time (a 24 MB line of base64 took 5 s and 850 MB of heap). */
 function splitByWeight(text: string, limit: number): Piece[] {
   const pieces: Piece[] = [];
-  let current = '';
+  let start = 0;
   let weight = 0;
-  for (const ch of text) {
-    const w = tokenWeight(ch.codePointAt(0)!);
-    if (weight + w > limit && current) {
-      pieces.push({ text: current, joiner: '' });
-      current = '';
-      weight = 0;
+  for (let i = 0; i < text.length; ) {
+    const code = text.codePointAt(i)!;
+    const w = tokenWeight(code);
+    if (weight + w > limit && i > start) {
+      pieces.push({ text: text.slice(start, i), joiner: '' });
+      [start, weight] = [i, 0];
     }
-    current += ch;
     weight += w;
+    i += code > 0xffff ? 2 : 1;
   }
-  if (current) pieces.push({ text: current, joiner: '' });
+  if (text.length > start) pieces.push({ text: text.slice(start), joiner: '' });
   return pieces;
 }
 
