@@ -120,6 +120,8 @@ export async function hostileRun(server: StartedServer, orgs: Orgs, dataDir: str
   const big26 = new Uint8Array(26 * MB).fill(0x62);
   const words24 = prose(3_000_000, 7).slice(0, 24 * MB);
   const oneLine24 = words24.replaceAll('\n', ' ');
+  // One 24 MB "word": base64 of seeded bytes, no space or line break anywhere.
+  const base64Line24 = Buffer.from(Uint8Array.from({ length: 18 * MB }, (_, i) => (i * 2654435761) >>> 24)).toString('base64');
   const aliases20k = `{ ${Array.from({ length: 20_000 }, (_, i) => `a${i}: __typename`).join(' ')} }`;
   const deep = `{ ${'knowledgeBases { '.repeat(5_000)}id${' }'.repeat(5_000)} }`;
   const json30 = JSON.stringify({ name: 'x'.repeat(30 * MB) });
@@ -148,6 +150,7 @@ export async function hostileRun(server: StartedServer, orgs: Orgs, dataDir: str
     timed('26 MB text file', () => uploadFile(url, key, kbId, 'big.txt', big26)),
     timed('24 MB text file of words', () => uploadFile(url, key, kbId, 'words.txt', words24)),
     timed('24 MB text file of one line', () => uploadFile(url, key, kbId, 'line.txt', oneLine24)),
+    timed('24 MB text file of base64 (no space)', () => uploadFile(url, key, kbId, 'blob.txt', base64Line24)),
     timed('ZIP of 5,000 tiny files', () => uploadFile(url, key, kbId, 'tiny.zip', tinyZip)),
     timed('HEAD on a one-time sign-in link', () => rawHead(link.url), (r) => r.status !== 303 && !(r.headers as Record<string, string>)['set-cookie'] && r.status < 500),
     timed('cross-origin OPTIONS /graphql', () => fetch(`${url}/graphql`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-groundwork-csrf' } }), (r) => r.status < 500 && !(r.headers as Headers).get('access-control-allow-credentials')),
