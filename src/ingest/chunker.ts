@@ -102,7 +102,10 @@ export function splitSentences(text: string): string[] {
 
 // --- splitting oversized blocks -----------------------------------------------------------------
 
-/** Cuts `text` (one word, no spaces) into pieces of at most `limit`, slicing it rather than rebuilding it a character at a time (a 24 MB line of base64 took 5 s and 850 MB of heap). */
+/**
+ * Cuts `text` (one word, no spaces) into pieces of at most `limit`. It slices the text rather than
+ * rebuilding it a character at a time: a 24 MB line of base64 took 5 s and 850 MB of heap that way.
+ */
 function splitByWeight(text: string, limit: number): Piece[] {
   const pieces: Piece[] = [];
   let start = 0;
