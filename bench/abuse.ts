@@ -49,7 +49,7 @@ try {
     const flood = await floodRun(server, orgs, { seconds, concurrency: 8 });
     console.log(`flood: ${seconds} s from one org, ${flood.attackerStatuses.length} requests, by status ${JSON.stringify(flood.byStatus)}`);
     console.log(`  peak RSS: ${Math.round(flood.peakRssMb)} MB`);
-    console.log(`  other org GET /api/kbs p50 ${ms(percentile(flood.neighbour.kbs, 50))} p95 ${ms(flood.neighbourP95.kbs)}; search p50 ${ms(percentile(flood.neighbour.search, 50))} p95 ${ms(flood.neighbourP95.search)}; failures ${flood.neighbour.failures.length}`);
+    console.log(`  other org GET /api/kbs p50 ${ms(percentile(flood.neighbour.kbs, 50))} p95 ${ms(flood.neighbourP95.kbs)}; search p50 ${ms(percentile(flood.neighbour.search, 50))} p95 ${ms(flood.neighbourP95.search)}; failures ${flood.neighbour.failures.length}${flood.neighbour.failures.length ? `: ${[...new Set(flood.neighbour.failures)].slice(0, 3).join('; ')}` : ''}`);
     console.log(`  server still running: ${server.child.exitCode === null}`);
   }
 } finally {
