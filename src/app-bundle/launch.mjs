@@ -25,6 +25,7 @@ const ENTRIES = {
   'worker-thread.worker': 'src/jobs/worker-thread.worker.ts',
   'pdf-pages.worker': 'src/ingest/pdf-pages.worker.ts',
   'pdf-parse.worker': 'src/ingest/pdf-parse.worker.ts',
+  'chunk.worker': 'src/ingest/chunk.worker.ts',
   'embedded-template': 'db/embedded/build-template.ts',
 };
 const COMMANDS = ['server', 'worker', 'cli'];

@@ -37,7 +37,7 @@ write(
     '',
   ].join('\n'),
 );
-for (const entry of ['src/worker.ts', 'src/cli.ts', 'db/embedded/database-thread.worker.ts', 'src/jobs/worker-thread.worker.ts', 'src/ingest/pdf-pages.worker.ts', 'src/ingest/pdf-parse.worker.ts', 'db/embedded/build-template.ts']) {
+for (const entry of ['src/worker.ts', 'src/cli.ts', 'db/embedded/database-thread.worker.ts', 'src/jobs/worker-thread.worker.ts', 'src/ingest/pdf-pages.worker.ts', 'src/ingest/pdf-parse.worker.ts', 'src/ingest/chunk.worker.ts', 'db/embedded/build-template.ts']) {
   write(entry, 'export {};\n');
 }
 

@@ -7,11 +7,10 @@
  */
 import type { AppDeps } from '../../context';
 import type { DocumentId } from '../../ids';
-import { chunkDocument } from '../../ingest/chunker';
+import { chunkParsedOffThread } from '../../ingest/chunk-thread';
 import { documentIdentity } from '../../ingest/document-identity';
 import { documentTitle } from '../../ingest/document-title';
 import { CrawlPermanentError } from '../../ingest/crawl/errors';
-import { collapseDegenerateText } from '../../ingest/degenerate';
 import { isPermanentIngestError, PermanentIngestError } from '../../ingest/errors';
 import { MAX_CHUNKS_PER_DOCUMENT, planLimits } from '../plans';
 import type { DocumentType, ParsedDocument } from '../../ingest/types';
@@ -76,7 +75,7 @@ export async function runIngestion(
       return 'ready';
     }
     onProgress({ stage: 'chunking' });
-    const chunks = chunkDocument(collapseDegenerateText(parsed));
+    const chunks = await chunkParsedOffThread(parsed, (exitCode) => log.warn({ exitCode }, 'the chunking thread ended without an answer; chunked in this thread'));
     await assertChunkQuota(deps, doc.org_id, doc.id, chunks.length);
     // New chunks always get the process's model; a KB still on an older one is moved over by the
     // kbs__reembed job, and until then vector search simply doesn't see the newer vectors.
