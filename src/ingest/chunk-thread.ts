@@ -13,13 +13,13 @@ import { Worker } from 'node:worker_threads';
 import { THREAD_BOOT, threadEntry } from '../repo-root';
 import { chunkDocument } from './chunker';
 import { collapseDegenerateText } from './degenerate';
-import { PermanentIngestError, type PermanentIngestCode } from './errors';
+import { fromThreadFailure, type ThreadFailure } from './thread-failure';
 import type { Chunk, ParsedDocument } from './types';
 
 /** Below this much text, chunking takes under ~50 ms: not worth a thread's start. */
 export const CHUNK_THREAD_FROM_CHARS = 1_000_000;
 
-export type FromChunkThread = { chunks: Chunk[] } | { failed: { name: string; message: string; code?: PermanentIngestCode } };
+export type FromChunkThread = { chunks: Chunk[] } | { failed: ThreadFailure };
 
 /** Repeats collapsed and wordless text refused (degenerate.ts), then chunked: the passages a parsed document is stored as. */
 export function chunkParsed(parsed: ParsedDocument): Chunk[] {
@@ -36,8 +36,7 @@ export async function chunkParsedOffThread(parsed: ParsedDocument, onThreadFaile
     return chunkParsed(parsed);
   }
   if ('chunks' in answer) return answer.chunks;
-  const { name, message, code } = answer.failed;
-  throw code ? new PermanentIngestError(code, message) : Object.assign(new Error(message), { name });
+  throw fromThreadFailure(answer.failed);
 }
 
 /** The thread's answer, or null when it ended without one. */

@@ -4,7 +4,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { chunkParsed, type FromChunkThread } from './chunk-thread';
-import { isPermanentIngestError } from './errors';
+import { toThreadFailure } from './thread-failure';
 import { niceThisThread } from './thread-priority';
 import type { ParsedDocument } from './types';
 
@@ -16,8 +16,7 @@ parentPort!.once('message', (parsed: ParsedDocument) => {
   try {
     answer = { chunks: chunkParsed(parsed) };
   } catch (err) {
-    const e = err instanceof Error ? err : new Error(String(err));
-    answer = { failed: { name: e.name, message: e.message, ...(isPermanentIngestError(e) ? { code: e.code } : {}) } };
+    answer = { failed: toThreadFailure(err) };
   }
   parentPort!.postMessage(answer);
 });

@@ -14,9 +14,9 @@
  * code and message.
  */
 import { threadEntry } from '../repo-root';
-import { PermanentIngestError, type PermanentIngestCode } from './errors';
 import type { ParsePdfOptions } from './parse-pdf';
 import { SharedThread } from './shared-thread';
+import { fromThreadFailure, type ThreadFailure } from './thread-failure';
 import type { ParsedDocument, ParseProgress } from './types';
 
 /** Smaller PDFs parse in the calling thread: short work, not worth a thread's start. */
@@ -26,7 +26,7 @@ export type ToParseThread = { id: number; bytes: Uint8Array; ocrMaxPages?: numbe
 export type FromParseThread =
   | { id: number; progress: Parameters<ParseProgress>[0] }
   | { id: number; parsed: ParsedDocument }
-  | { id: number; failed: { name: string; message: string; code?: PermanentIngestCode } };
+  | { id: number; failed: ThreadFailure };
 
 const parseThread = new SharedThread<ToParseThread, FromParseThread>(threadEntry('src/ingest/pdf-parse.worker.ts'));
 
@@ -36,11 +36,6 @@ export class ParseThreadStopped extends Error {
   constructor() {
     super('the PDF parse thread stopped before it answered');
   }
-}
-
-function rebuilt(failed: { name: string; message: string; code?: PermanentIngestCode }): Error {
-  if (failed.code) return new PermanentIngestError(failed.code, failed.message);
-  return Object.assign(new Error(failed.message), { name: failed.name });
 }
 
 /** parsePdf in the niced parse thread, or null when it is busy with another PDF. */
@@ -53,7 +48,7 @@ export function parsePdfInNicedThread(bytes: Uint8Array, options: Pick<ParsePdfO
       if ('progress' in message) return options.onProgress?.(message.progress);
       lease?.release();
       if ('parsed' in message) resolve(message.parsed);
-      else reject(rebuilt(message.failed));
+      else reject(fromThreadFailure(message.failed));
     },
     onExit: () => reject(new ParseThreadStopped()),
   });

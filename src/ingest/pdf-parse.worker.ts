@@ -3,9 +3,9 @@
  * its progress, then the parsed document or why it failed.
  */
 import { parentPort } from 'node:worker_threads';
-import { isPermanentIngestError } from './errors';
 import { parsePdf } from './parse-pdf';
 import type { FromParseThread, ToParseThread } from './pdf-parse-thread';
+import { toThreadFailure } from './thread-failure';
 import { niceThisThread } from './thread-priority';
 
 // It holds no session and no lock: only the ingestion job waits for it.
@@ -16,9 +16,6 @@ const post = (message: FromParseThread) => parentPort!.postMessage(message);
 parentPort!.on('message', ({ id, bytes, ocrMaxPages }: ToParseThread) => {
   parsePdf(bytes, { ocrMaxPages, onProgress: (progress) => post({ id, progress }) }).then(
     (parsed) => post({ id, parsed }),
-    (err: unknown) => {
-      const e = err instanceof Error ? err : new Error(String(err));
-      post({ id, failed: { name: e.name, message: e.message, ...(isPermanentIngestError(e) ? { code: e.code } : {}) } });
-    },
+    (err: unknown) => post({ id, failed: toThreadFailure(err) }),
   );
 });
