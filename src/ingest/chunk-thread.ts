@@ -4,7 +4,9 @@
  * database, if that job is inside a transaction, it holds the one session every connection shares:
  * another organisation's `GET /api/kbs` waited 740 ms for it (docs/security.md, stop 44). So a document of
  * CHUNK_THREAD_FROM_CHARS or more is chunked in a thread of its own, at nice 10 like the PDF threads
- * (it holds no session and no lock), which ends when it has answered and takes its heap with it.
+ * (it holds no session and no lock), which ends when it has answered and takes its heap with it. Not a
+ * thread kept for reuse like those (shared-thread.ts): a second big document would find it busy and be
+ * chunked here, and the attack that showed the wait uploads several at once.
  *
  * Same chunks as chunking here: the thread runs the same functions on a structured clone. A
  * PermanentIngestError keeps its code and message. A thread that fails to start or dies chunks here, as before.
