@@ -1,27 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { CHUNK_THREAD_FROM_CHARS, chunkParsed, chunkParsedOffThread } from '../../src/ingest/chunk-thread';
 import type { ParsedDocument } from '../../src/ingest/types';
+import { longestLoopGap } from '../helpers/loop-gap';
 
 /** ~2.5 MB of distinct words in one section with no sentence end: the chunker's longest path. */
 function runOnLine(words: number): ParsedDocument {
   return { title: 'Run-on', sections: [{ text: Array.from({ length: words }, (_, i) => `word${i.toString(36)}`).join(' '), headingPath: ['Notes'] }] };
-}
-
-/** The longest gap between ticks of a 5 ms interval on this thread while `work` runs. */
-async function longestGap(work: () => Promise<unknown>): Promise<number> {
-  let last = performance.now();
-  let gap = 0;
-  const ticker = setInterval(() => {
-    const now = performance.now();
-    gap = Math.max(gap, now - last);
-    last = now;
-  }, 5);
-  try {
-    await work();
-  } finally {
-    clearInterval(ticker);
-  }
-  return Math.max(gap, performance.now() - last);
 }
 
 describe('chunkParsedOffThread', () => {
@@ -29,7 +13,7 @@ describe('chunkParsedOffThread', () => {
     const parsed = runOnLine(400_000);
     expect(parsed.sections[0]!.text.length).toBeGreaterThan(CHUNK_THREAD_FROM_CHARS);
     let here: unknown;
-    const blockedHere = await longestGap(async () => {
+    const blockedHere = await longestLoopGap(async () => {
       await new Promise((r) => setTimeout(r, 20));
       here = chunkParsed(parsed);
     });
@@ -37,7 +21,7 @@ describe('chunkParsedOffThread', () => {
     expect(threaded).toEqual(here);
     // Here the chunking holds the thread for all of its run; there, only the clone of the text and
     // of the chunks does. Measured against the same work on the same machine, not a clock figure.
-    const blockedThere = await longestGap(() => chunkParsedOffThread(parsed));
+    const blockedThere = await longestLoopGap(() => chunkParsedOffThread(parsed));
     expect(blockedThere).toBeLessThan(blockedHere / 2);
   });
 
