@@ -99,6 +99,8 @@ export interface DocumentsTable {
   title: Generated<string | null>;
   /** What the document is about (migration 0801, src/ingest/document-identity.ts); null before it. */
   identity: ColumnType<DocumentIdentity | null, string | null | undefined, string | null>;
+  /** The language of its text, ISO 639-1 where there is a code (migration 1400, src/text/language.ts); null before it or when too short to tell. */
+  language: Generated<string | null>;
   stage: IngestStage | null;
   progress_done: number | null;
   progress_total: number | null;

@@ -63,6 +63,7 @@ export const DocumentRef = builder.objectRef<DocumentDto>('Document').implement(
       resolve: (d) => d.identity,
     }),
     ocrPages: t.exposeIntList('ocr_pages', { description: 'Pages whose text was read by OCR' }),
+    language: t.exposeString('language', { nullable: true, description: 'The language of its text, detected at ingestion (ISO 639-1 where there is a code); null before it was (re-)ingested or with too little text to tell' }),
     recrawl: t.field({ type: RecrawlEnum, nullable: true, resolve: (d) => d.recrawl }),
     lastCrawledAt: t.field({ type: 'DateTime', nullable: true, resolve: (d) => d.last_crawled_at }),
     nextCrawlAt: t.field({ type: 'DateTime', nullable: true, resolve: (d) => d.next_crawl_at }),

@@ -27,7 +27,7 @@ try {
   for (const q of questions) {
     const { chunks: top } = await retrieve(rt.deps, kb, q.question, { topK: 5 });
     if (top.some((c) => containsAnswer(c.text, q.answers))) answered++;
-    const lex = await lexicalQuery(rt.deps.db, kb.id, q.question);
+    const lex = await lexicalQuery(rt.deps.db, kb.id, q.question, null);
     if (!lex) continue;
     const { n } = (await sql<{ n: number }>`select count(*)::int as n from chunks c where c.kb_id = ${kb.id} and ${candidateSql(lex, 'c')}`.execute(rt.deps.db)).rows[0]!;
     if (lex.together) together++;

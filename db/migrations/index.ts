@@ -23,6 +23,7 @@ import * as m1060 from './20261126_1060_upload_batches';
 import * as m1100 from './20261126_1100_document_file_parts';
 import * as m1200 from './20261128_1200_document_file_storage';
 import * as m1300 from './20261128_1300_vectors_indexed_later';
+import * as m1400 from './20261201_1400_document_language';
 
 /** Listed explicitly (not read from disk) so migrations work the same under tsx, vitest and bundlers. */
 export const migrations: Record<string, Migration> = {
@@ -50,4 +51,5 @@ export const migrations: Record<string, Migration> = {
   '20261126_1100_document_file_parts': m1100,
   '20261128_1200_document_file_storage': m1200,
   '20261128_1300_vectors_indexed_later': m1300,
+  '20261201_1400_document_language': m1400,
 };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { stem } from '../../src/ai/offline/stemmer';
+import { stem } from '../../src/text/porter';
 import { passageSupport } from '../../src/ai/offline/support';
-import { concept, questionContent, splitSentences, tokenize } from '../../src/ai/offline/text';
+import { concept, questionContent, readingIn, splitSentences, tokenize } from '../../src/ai/offline/text';
 
 describe('stem (Porter)', () => {
   it.each([
@@ -95,5 +95,30 @@ describe('splitSentences', () => {
   it('reports offsets into the original text', () => {
     const text = '  First one.  Second one.';
     for (const s of splitSentences(text)) expect(text.slice(s.start, s.end)).toBe(s.text);
+  });
+});
+
+describe('words and sentences in other languages', () => {
+  it('tokenizes scripts without spaces into words, and stems in the text’s language', () => {
+    expect(tokenize('北京是中国的首都。').map((t) => t.lower)).toEqual(['北京', '是', '中国', '的', '首都']);
+    expect(tokenize('東京都に住んでいます').map((t) => t.lower)).toEqual(['東京', '都', 'に', '住', 'んで', 'い', 'ます']);
+    expect(tokenize('Die Häuser wurden gebaut', 'de').map((t) => t.stem)).toEqual(['die', 'haus', 'wurd', 'gebaut']);
+    expect(tokenize('Столица России', 'ru').map((t) => t.stem)).toEqual(['столиц', 'росс']);
+    // Hyphenated names with a digit stay one word there too.
+    expect(tokenize('COVID-19 病例').map((t) => t.lower)).toEqual(['covid-19', '病例']);
+    // In English, what it always was.
+    expect(tokenize('The U.S. economy grew 3.5%').map((t) => t.lower)).toEqual(['the', 'u', 's', 'economy', 'grew', '3', '5']);
+  });
+
+  it('reads stop words of the language it reads in', () => {
+    expect(readingIn('zh', () => questionContent(tokenize('长城的总长度是多少？')).map((t) => t.lower))).toEqual(['长城', '总', '长度']);
+  });
+
+  it('splits sentences at any script’s sentence end, and Thai at its spaces', () => {
+    expect(splitSentences('北京是中国的首都。上海是最大的城市！你知道吗？是的。').map((s) => s.text)).toEqual(['北京是中国的首都。', '上海是最大的城市！', '你知道吗？', '是的。']);
+    expect(splitSentences('ภาษาไทยง่ายนิดเดียว ฉันชอบเรียนภาษาไทย').map((s) => s.text)).toEqual(['ภาษาไทยง่ายนิดเดียว', 'ฉันชอบเรียนภาษาไทย']);
+    expect(splitSentences('هل تعرف القاهرة؟ نعم، إنها عاصمة مصر. وهي كبيرة.').map((s) => s.text)).toEqual(['هل تعرف القاهرة؟', 'نعم، إنها عاصمة مصر.', 'وهي كبيرة.']);
+    expect(splitSentences('दिल्ली भारत की राजधानी है। यह एक बड़ा शहर है।').map((s) => s.text)).toEqual(['दिल्ली भारत की राजधानी है।', 'यह एक बड़ा शहर है।']);
+    expect(splitSentences('Mr. Smith went to Washington. He left.').map((s) => s.text)).toEqual(['Mr. Smith went to Washington.', 'He left.']);
   });
 });

@@ -18,13 +18,14 @@
  * "how many", a new capitalised name for "who"...), and a small prior for
  * passages ranked first by retrieval.
  */
-import { NOT_FOUND_ANSWER, type AnswerPassage } from '../prompts';
+import { notFoundAnswer, type AnswerPassage } from '../prompts';
+import { answerLanguage } from '../../text/language';
 import { alreadySaidPenalty } from './already-said';
 import { documentPeriodFit } from './document-period';
 import { findPeriods } from './periods';
 import { askingPart } from './support';
 import { figureAdjustment, holdsFigure, pickFigureSentence } from './figures';
-import { MONTHS, WEEKDAYS, STOPWORDS, isNumberWord, questionContent, splitSentences, tokenize, type Token } from './text';
+import { MONTHS, WEEKDAYS, STOPWORDS, isNumberWord, questionContent, readingIn, splitSentences, tokenize, withWrittenTerms, type Token } from './text';
 
 export type QuestionType = 'date' | 'duration' | 'number' | 'person' | 'place' | 'reason' | 'other';
 
@@ -256,21 +257,29 @@ function decorate(sentence: string, marker: number, first: boolean): string {
     if (stripped.length > 0) s = stripped;
   }
   s = s[0]!.toUpperCase() + s.slice(1);
-  const m = /([.!?])(["'’”)\]]*)$/.exec(s);
+  const m = /(\p{Sentence_Terminal})(["'’”)\]」』）]*)$/u.exec(s);
   if (m) {
     if (m[2]) return `${s} [${marker}]`;
     return `${s.slice(0, -1)} [${marker}]${m[1]}`;
   }
+  // A script without case (Thai) ends a sentence without a full stop; a Latin one gets one.
+  if (/\p{Lo}\p{M}*$/u.test(s)) return `${s} [${marker}]`;
   return `${s.replace(/[,;:]$/, '')} [${marker}].`;
 }
 
+/** The answer, read in the language of the question and its best passage (stems, stop words, the refusal sentence). */
 export function answerFromPassages(request: string, passages: AnswerPassage[], options: AnswerOptions = {}): OfflineAnswer {
+  const language = answerLanguage(request, passages.map((p) => p.text));
+  return readingIn(language, () => answerIn(language, request, passages, options));
+}
+
+function answerIn(language: string | null, request: string, passages: AnswerPassage[], options: AnswerOptions): OfflineAnswer {
   // A request of several sentences is answered for the sentence that asks; the others say how to answer.
   const question = askingPart(request);
   const opts = { ...DEFAULTS, ...(wantsSeveralSentences(question) ? LIST_OPTIONS : {}), ...options };
   const questionType = detectQuestionType(question);
   const refusal = (ranked: ScoredSentence[]): OfflineAnswer => ({
-    text: NOT_FOUND_ANSWER,
+    text: notFoundAnswer(language),
     markers: [],
     refused: true,
     questionType,
@@ -291,7 +300,7 @@ export function answerFromPassages(request: string, passages: AnswerPassage[], o
       for (const text of splitLongSentence(sent.text)) {
         const tokens = tokenize(text);
         if (tokens.length === 0) continue;
-        const info = { passageIndex, sentenceIndex: list.length, text, tokens, stems: new Set(tokens.map((t) => t.stem)) };
+        const info = { passageIndex, sentenceIndex: list.length, text, tokens, stems: withWrittenTerms(new Set(tokens.map((t) => t.stem)), text, qTerms) };
         list.push(info);
         sentences.push(info);
       }

@@ -15,7 +15,7 @@
  * company", else the topic; "he/she/his/her" -> the person-like name among
  * the answer and the recent turns.
  */
-import { NOT_FOUND_ANSWER, stripCitationMarkers, type ChatTurn } from '../prompts';
+import { mentionsRefusal, stripCitationMarkers, type ChatTurn } from '../prompts';
 import { pickAnswerReferent } from './answer-referent';
 import { findPeriods, formatPeriod } from './periods';
 import { STOPWORDS, tokenize, type Token } from './text';
@@ -168,7 +168,7 @@ function analyseHistory(history: ChatTurn[]): Context {
     if (ctx.thing) break;
   }
   const lastAssistant = [...history].reverse().find((t) => t.role === 'assistant');
-  if (lastAssistant && !lastAssistant.content.includes(NOT_FOUND_ANSWER)) {
+  if (lastAssistant && !mentionsRefusal(lastAssistant.content)) {
     const answer = stripCitationMarkers(lastAssistant.content);
     const ms = extractMentions(answer).filter((m) => m.proper && !(ctx.topic && sameEntity(m, ctx.topic)));
     // After "who/which" the reply is the answer's agent ("published by Tallow & Reed"), not the first name in it.
@@ -208,7 +208,7 @@ function recentTexts(history: ChatTurn[]): Array<{ role: ChatTurn['role']; text:
   return [...history]
     .reverse()
     .slice(0, 6)
-    .filter((t) => !t.content.includes(NOT_FOUND_ANSWER))
+    .filter((t) => !mentionsRefusal(t.content))
     .map((t) => ({ role: t.role, text: stripCitationMarkers(t.content) }));
 }
 

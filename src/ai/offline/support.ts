@@ -21,7 +21,8 @@
  */
 import { sourceDocument } from '../prompts';
 import { findPeriods, withoutPeriods } from './periods';
-import { MONTHS, WEEKDAYS, questionContent, splitSentences, tokenize } from './text';
+import { answerLanguage } from '../../text/language';
+import { MONTHS, WEEKDAYS, questionContent, readingIn, splitSentences, tokenize, withWrittenTerms } from './text';
 
 export const MIN_SUPPORT = 1.75;
 /** namedDocumentCoverage a question naming a retrieved document needs: on FinanceBench's tuning half 0.3-0.6 answer the same filings; 0.3 also answers one more earnings question rightly, while the earnings set's unanswerable "For Snowflake ... the modified lease" stays refused (docs/answers.md). */
@@ -46,7 +47,7 @@ function supportParts(question: string, passages: SupportPassage[], lexicalCeili
   const passageStems = passages.map((p) => {
     const all = new Set<string>();
     for (const s of splitSentences(p.text)) {
-      const stems = new Set(tokenize(s.text).map((t) => t.stem));
+      const stems = withWrittenTerms(new Set(tokenize(s.text).map((t) => t.stem)), s.text, qTerms);
       sentenceStems.push(stems);
       for (const x of stems) all.add(x);
     }
@@ -71,8 +72,11 @@ function supportParts(question: string, passages: SupportPassage[], lexicalCeili
   };
 }
 
+/** The language the question and the passages are read in (their stems and stop words), as the answerer reads them. */
+const readingPassages = <T>(question: string, passages: SupportPassage[], fn: () => T): T => readingIn(answerLanguage(question, passages.map((p) => p.text)), fn);
+
 export function passageSupport(question: string, passages: SupportPassage[], lexicalCeiling = 0): number[] {
-  return supportParts(question, passages, lexicalCeiling).passages.map((p) => p.support);
+  return readingPassages(question, passages, () => supportParts(question, passages, lexicalCeiling).passages.map((p) => p.support));
 }
 
 export interface SupportVerdict {
@@ -95,6 +99,10 @@ export interface SupportVerdict {
  * passage, off-topic or answerable, so this answers small KBs without letting off-topic through.
  */
 export function supportVerdict(question: string, passages: SupportPassage[], lexicalCeiling = 0): SupportVerdict {
+  return readingPassages(question, passages, () => verdictOf(question, passages, lexicalCeiling));
+}
+
+function verdictOf(question: string, passages: SupportPassage[], lexicalCeiling: number): SupportVerdict {
   const asking = askingPart(question);
   const { terms, passages: parts } = supportParts(asking, passages, lexicalCeiling);
   const fullCoverage = terms >= 2 && parts.some((p) => p.coverage >= 1 - 1e-9);

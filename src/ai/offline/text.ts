@@ -2,14 +2,21 @@
  * Text primitives shared by the offline answerer and condenser: tokenising
  * with character offsets, English stopwords, stemming and sentence splitting.
  */
-import { stem } from './stemmer';
+import { writtenWithoutSpaces, type Language } from '../../text/language';
+import { stem } from '../../text/porter';
+import { stemmerFor } from '../../text/stem';
+import { stopwordsFor } from '../../text/stopwords';
+import { isAscii, pieces, wordSegments } from '../../text/words';
 
 export interface Token {
   /** As written. */
   readonly raw: string;
   /** Lower-cased. */
   readonly lower: string;
-  /** Porter stem of `lower` (numbers and ids unchanged), merged with its synonyms (see `concept`). */
+  /**
+   * Stem of `lower` in the text's language (text/stem.ts: Porter for English and unknown, merged with
+   * its synonyms, see `concept`; Snowball for other languages; words as they are in Chinese, Japanese, Thai).
+   */
   readonly stem: string;
   readonly start: number;
   readonly end: number;
@@ -55,29 +62,63 @@ export function questionContent(tokens: readonly Token[]): Token[] {
 
 const WORD_RE = /[\p{L}\p{N}]+(?:[-‐][\p{L}\p{N}]+)*(?:['’][\p{L}]+)?/gu;
 
-function makeToken(raw: string, start: number): Token {
+function makeToken(raw: string, start: number, stemOf: (lower: string) => string, stops: ReadonlySet<string> | null): Token {
   let lower = raw.toLowerCase().replace(/’/g, "'").replace(/‐/g, '-');
   if (lower.endsWith("'s")) lower = lower.slice(0, -2);
-  return { raw, lower, stem: concept(stem(lower)), start, end: start + raw.length, stop: STOPWORDS.has(lower) };
+  const stemmed = stemOf(lower);
+  const stop = STOPWORDS.has(lower) || (stops?.has(lower) ?? false);
+  return { raw, lower, stem: stops ? stemmed : concept(stemmed), start, end: start + raw.length, stop };
 }
 
 /**
- * Words with offsets. Hyphenated names that contain a digit ("Zephyr-9",
- * "COVID-19") stay one token, so an identifier counts as one concept; other
- * hyphenated words ("carbon-fibre") are split into their parts. Possessive
- * "'s" stays in `raw` but not in `lower`/`stem`.
+ * The language passages and questions are read in while `fn` runs (synchronously): the answerer and
+ * the refusal gate read one answer's question and passages in the passages' language
+ * (text/language.ts answerLanguage), and every tokenize() call below them, however deep, stems
+ * and stops words in it. English (null) outside.
  */
-export function tokenize(text: string): readonly Token[] {
-  const known = recent.get(text);
+let reading: Language | null = null;
+export function readingIn<T>(language: Language | null, fn: () => T): T {
+  const outer = reading;
+  reading = language === 'en' ? null : language;
+  try {
+    return fn();
+  } finally {
+    reading = outer;
+  }
+}
+
+/**
+ * Adds to a text's stems the question terms its characters hold, in a language written without
+ * spaces: a dictionary segments a short question and a long passage differently ("唱国歌" in one,
+ * "唱" and "国歌" in the other), so a term counts as present where it is written, as for
+ * "國歌" a reader would. Other languages' stems are left as they are.
+ */
+export function withWrittenTerms(stems: Set<string>, text: string, terms: readonly string[]): Set<string> {
+  if (!writtenWithoutSpaces(reading)) return stems;
+  const lower = text.toLowerCase();
+  for (const t of terms) if (!stems.has(t) && lower.includes(t)) stems.add(t);
+  return stems;
+}
+
+/**
+ * Words with offsets, where ICU puts word boundaries (text/words.ts), in any script. Hyphenated
+ * names that contain a digit ("Zephyr-9", "COVID-19") stay one token, so an identifier counts as
+ * one concept; other hyphenated words ("carbon-fibre") are split into their parts. Possessive
+ * "'s" stays in `raw` but not in `lower`/`stem`. `language` chooses the stemmer (English when absent).
+ */
+export function tokenize(text: string, language: Language | null = reading): readonly Token[] {
+  const english = !language || language === 'en';
+  const key = english ? text : `${language}\u0000${text}`;
+  const known = recent.get(key);
   if (known) {
     // Most recently used last, so the oldest entry is the first one evicted.
-    recent.delete(text);
-    recent.set(text, known);
+    recent.delete(key);
+    recent.set(key, known);
     return known;
   }
-  const out = tokenizeText(text);
+  const out = tokenizeText(text, english ? null : language!);
   if (out.length > RECENT_MAX_TOKENS / 10) return out;
-  recent.set(text, out);
+  recent.set(key, out);
   recentTokens += out.length;
   for (const [oldest, tokens] of recent) {
     if (recentTokens <= RECENT_MAX_TOKENS) break;
@@ -98,18 +139,54 @@ const RECENT_MAX_TOKENS = 100_000;
 const recent = new Map<string, readonly Token[]>();
 let recentTokens = 0;
 
-function tokenizeText(text: string): readonly Token[] {
+// Within one ICU word: letters with their combining marks (Devanagari and Thai vowel signs), digits.
+const LETTERS_RE = /[\p{L}\p{M}\p{N}]+(?:['’][\p{L}\p{M}]+)?/gu;
+const HYPHEN = /^[-‐]$/;
+
+function tokenizeText(text: string, language: Language | null): readonly Token[] {
+  const stemOf = stemmerFor(language);
+  const stops = language === null ? null : stopwordsFor(language);
   const out: Token[] = [];
-  for (const m of text.matchAll(WORD_RE)) {
-    const raw = m[0];
-    const start = m.index ?? 0;
-    if (!/[-‐]/.test(raw) || /\d/.test(raw)) {
-      out.push(makeToken(raw, start));
-      continue;
-    }
-    for (const part of raw.matchAll(/[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu)) out.push(makeToken(part[0], start + (part.index ?? 0)));
+  const add = (raw: string, start: number) => out.push(makeToken(raw, start, stemOf, stops));
+  for (const [from, to] of pieces(text)) {
+    const piece = from === 0 && to === text.length ? text : text.slice(from, to);
+    // ICU never breaks inside a run of ASCII letters and digits: the regex finds the same words.
+    if (isAscii(piece)) asciiWords(piece, from, add);
+    else segmentedWords(text, piece, from, add);
   }
   return out;
+}
+
+function asciiWords(piece: string, offset: number, add: (raw: string, start: number) => void): void {
+  for (const m of piece.matchAll(WORD_RE)) {
+    const raw = m[0];
+    const start = offset + (m.index ?? 0);
+    if (!/[-‐]/.test(raw) || /\d/.test(raw)) {
+      add(raw, start);
+      continue;
+    }
+    for (const part of raw.matchAll(/[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu)) add(part[0], start + (part.index ?? 0));
+  }
+}
+
+/** ICU's words of a piece, each split as the ASCII rule splits ("3.5" is two), hyphenated names with a digit joined again. */
+function segmentedWords(text: string, piece: string, offset: number, add: (raw: string, start: number) => void): void {
+  const words: Array<{ start: number; end: number }> = [];
+  for (const w of wordSegments(piece)) {
+    const segment = piece.slice(w.start, w.end);
+    for (const m of segment.matchAll(LETTERS_RE)) {
+      const start = offset + w.start + (m.index ?? 0);
+      words.push({ start, end: start + m[0].length });
+    }
+  }
+  for (let i = 0; i < words.length; ) {
+    let j = i;
+    while (j + 1 < words.length && words[j + 1]!.start === words[j]!.end + 1 && HYPHEN.test(text[words[j]!.end]!)) j++;
+    const chain = text.slice(words[i]!.start, words[j]!.end);
+    if (j > i && /\d/.test(chain)) add(chain, words[i]!.start);
+    else for (let k = i; k <= j; k++) add(text.slice(words[k]!.start, words[k]!.end), words[k]!.start);
+    i = j + 1;
+  }
 }
 
 /** Stems of the content words of a text (stopwords dropped). */
@@ -126,6 +203,11 @@ const ABBREVIATIONS = new Set(
     .split(/\s+/)
     .filter(Boolean),
 );
+
+const TERMINAL = /\p{Sentence_Terminal}/u;
+const FULL_WIDTH_TERMINAL = /[。！？｡．]/u;
+const CLOSING = /['"’”」』）》)\]]/u;
+const PHRASE_SPACED = /[\p{sc=Thai}\p{sc=Lao}\p{sc=Khmer}\p{sc=Myanmar}]/u;
 
 // After a newline: a blank line, a list item ("- ", "* ", "• ", "1. ", "2) ") or a markdown heading.
 const BREAK_AFTER_NEWLINE = /[ \t]*(?:\n|(?:[-*•]|\d+[.)]|#{1,6})\s)/y;
@@ -165,13 +247,27 @@ export function splitSentences(text: string): Sentence[] {
         continue;
       }
     }
-    if (c !== '.' && c !== '!' && c !== '?' && c !== '。') continue;
+    // Thai, Lao, Khmer and Burmese put no space between words, and a space between phrases and sentences.
+    if ((c === ' ' || c === '\u00a0') && i > start && PHRASE_SPACED.test(text[i - 1]!) && PHRASE_SPACED.test(text[i + 1] ?? '')) {
+      push(i);
+      continue;
+    }
+    // Any script's sentence end (Unicode's Sentence_Terminal: . ! ? 。 ！ ？ ؟ ۔ । ॥ ። ...).
+    if (!TERMINAL.test(c)) continue;
 
     // Absorb runs of terminators and closing quotes/brackets.
     let j = i + 1;
-    while (j < n && /[.!?'"’”)\]]/.test(text[j]!)) j++;
-    if (j < n && !/\s/.test(text[j]!)) continue; // "3.5", "e.g.x", "U.S.-based"
-    // Next non-space character must plausibly start a sentence.
+    while (j < n && (TERMINAL.test(text[j]!) || CLOSING.test(text[j]!))) j++;
+    if (j < n && !/\s/.test(text[j]!)) {
+      // A full-width terminator ends its sentence with no space after it ("。北京"); "3.5", "e.g.x" and
+      // "U.S.-based" do not end one.
+      if (!FULL_WIDTH_TERMINAL.test(c)) continue;
+      push(j);
+      i = j - 1;
+      continue;
+    }
+    // Next non-space character must plausibly start a sentence: a capital, a digit, a quote, or a
+    // letter of a script without case (Arabic, Devanagari, CJK), where a capital cannot tell.
     let k = j;
     while (k < n && /\s/.test(text[k]!)) k++;
     if (k >= n) {
@@ -179,7 +275,7 @@ export function splitSentences(text: string): Sentence[] {
       break;
     }
     const next = text[k]!;
-    if (!/[\p{Lu}\p{N}"'“‘(\[]/u.test(next)) continue;
+    if (!/[\p{Lu}\p{Lt}\p{Lo}\p{N}"'“‘«„(\[]/u.test(next)) continue;
 
     if (c === '.') {
       // Word right before the period.

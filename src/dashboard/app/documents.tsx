@@ -9,6 +9,18 @@ import { gql, gqlStream, gqlUpload, type ResultOf } from './gql';
 import { CrawlPages, DeleteDocument, DocumentDetail, DocumentUpdates, IngestUrl, KbDocuments, RecrawlDocument, ReingestDocument, SetRecrawl, UpdateChunk, UploadDocument } from './queries';
 import { Confirm, errorMessage, Failure, formatDate, Notice, StatusBadge, useLoad } from './ui';
 
+const languageNames = new Intl.DisplayNames(['en'], { type: 'language' });
+
+/** "German" for "de": the language the document's text was detected in; nothing when unknown. */
+function languageName(code: string | null | undefined): string {
+  if (!code) return '';
+  try {
+    return languageNames.of(code) ?? code;
+  } catch {
+    return code;
+  }
+}
+
 type Kb = ResultOf<typeof KbDocuments>['knowledgeBase'];
 type Doc = Kb['documentPage']['nodes'][number];
 type Upload = { id: number; name: string; progress: number; state: 'uploading' | 'done' | 'failed'; error?: string };
@@ -245,7 +257,7 @@ export function KbView({ kbId }: { kbId: string }) {
               {docs.map((d) => (
                 <tr data-doc={d.filename}>
                   <td><input type="checkbox" aria-label={`Select ${d.filename}`} checked={selected.has(d.id)} onChange={(e) => { const s = new Set(selected); e.currentTarget.checked ? s.add(d.id) : s.delete(d.id); setSelected(s); }} /></td>
-                  <td class="name" data-label="Document"><a href={`#/kbs/${kbId}/doc/${d.id}`}>{d.filename}</a><div class="small muted">{d.source === 'url' ? `website${d.pages ? ` · ${d.pages} pages` : ''}` : d.pages ? `${d.pages} pages` : ''}</div>{d.identity ? <div class="small" title={`What this document is about, read from ${d.identity.source ?? 'the document'}`}>{[d.identity.subject, d.identity.kind, d.identity.period].filter(Boolean).join(' · ')}</div> : null}</td>
+                  <td class="name" data-label="Document"><a href={`#/kbs/${kbId}/doc/${d.id}`}>{d.filename}</a><div class="small muted">{[d.source === 'url' ? `website${d.pages ? ` · ${d.pages} pages` : ''}` : d.pages ? `${d.pages} pages` : '', languageName(d.language)].filter(Boolean).join(' · ')}</div>{d.identity ? <div class="small" title={`What this document is about, read from ${d.identity.source ?? 'the document'}`}>{[d.identity.subject, d.identity.kind, d.identity.period].filter(Boolean).join(' · ')}</div> : null}</td>
                   <td data-label="Status">
                     <StatusBadge doc={d} />
                     {d.status === 'failed' && <Failure summary={d.errorSummary} detail={d.error} />}

@@ -4,7 +4,7 @@ import { graphql } from './gql';
 export const DocumentFields = graphql(`
   fragment DocumentFields on Document {
     id kbId filename source status chunkCount error errorSummary sizeBytes pages createdAt updatedAt
-    identity { subject kind period source }
+    identity { subject kind period source } language
     stage progress { done total unit }
   }
 `);

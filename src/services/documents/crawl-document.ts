@@ -6,6 +6,7 @@
  * the document stays answerable throughout. A page only counts as gone when the crawl completed
  * without reaching it, or it answered 404/410: a crawl cut short by a deadline removes nothing.
  */
+import { detectLanguageOf } from '../../text/language';
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { AppDeps } from '../../context';
@@ -114,8 +115,10 @@ export async function crawlDocument(
   await opts.progress?.close();
   const failures = result.skipped.map((f) => ({ url: f.url, reason: f.reason, message: f.message, status: f.status ?? null }));
   return deps.db.transaction().execute(async (trx) => {
-    const alive = await trx.selectFrom('documents').select('id').where('id', '=', doc.id).forUpdate().executeTakeFirst();
+    const alive = await trx.selectFrom('documents').select(['id', 'language']).where('id', '=', doc.id).forUpdate().executeTakeFirst();
     if (!alive) return null;
+    // A full crawl reads the site's language afresh; a re-crawl's changed pages keep the site's.
+    const language = (opts.full ? null : alive.language) ?? detectLanguageOf(embedded.map((c) => c.text)) ?? alive.language;
     // Edits and switches on chunks of re-fetched pages carry over to an identical new chunk.
     const curation = await readCuration(trx, doc.id);
     if (opts.full) {
@@ -128,9 +131,9 @@ export async function crawlDocument(
     // New chunks go after the kept ones: positions stay unique without renumbering kept rows.
     const { max } = await trx.selectFrom('chunks').select((eb) => eb.fn.max<number | null>('position').as('max')).where('document_id', '=', doc.id).executeTakeFirstOrThrow();
     const offset = max === null ? 0 : max + 1;
-    const rows = toChunkRows(doc, embedded.map((c) => ({ ...c, position: c.position + offset })), { dimensions: provider.dimensions, model: provider.id });
+    const rows = toChunkRows(doc, embedded.map((c) => ({ ...c, position: c.position + offset })), { dimensions: provider.dimensions, model: provider.id, language });
     for (let i = 0; i < rows.length; i += 200) await trx.insertInto('chunks').values(rows.slice(i, i + 200)).execute();
-    if (curation.length > 0) await carryCuration(trx, doc.id, curation, null);
+    if (curation.length > 0) await carryCuration(trx, doc.id, curation, null, language);
     for (let i = 0; i < pageRows.length; i += 200) {
       await trx
         .insertInto('crawl_pages')
@@ -162,6 +165,7 @@ export async function crawlDocument(
         next_crawl_at: doc.recrawl ? new Date(now.getTime() + RECRAWL_INTERVAL_MS[doc.recrawl]) : null,
         last_crawl_changes: JSON.stringify(changes),
         crawl_failures: JSON.stringify(failures),
+        language,
         ...NO_PROGRESS,
         updated_at: now,
       })

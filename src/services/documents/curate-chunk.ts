@@ -11,6 +11,8 @@
  *     again keeps the edit and the switch (carryCuration); one that changed it drops them, as the
  *     source moved on and the edit may no longer be true.
  */
+import { chunkLanguage, type Language } from '../../text/language';
+import { searchVector } from './search-vector';
 import { sql, type Transaction } from 'kysely';
 import { z } from 'zod';
 import type { Db } from '../../../db/connect';
@@ -77,7 +79,7 @@ export async function updateChunk(ctx: ServiceContext, raw: UpdateChunkInput): P
         page: row.page,
         url: row.url,
         token_count: approxTokens(text),
-        tsv: sql<string>`to_tsvector('english', ${embeddingText({ text, headingPath: row.heading_path }, doc.title)})`,
+        tsv: searchVector(embeddingText({ text, headingPath: row.heading_path }, doc.title), chunkLanguage(text, doc.language)),
         embedding: embedding ? sql<string>`${vectorParam(embedding)}::vector` : null,
         embedding_dimensions: embedding ? provider.dimensions : null,
         embedding_model: embedding ? provider.id : null,
@@ -142,7 +144,13 @@ export async function readCuration(db: Db | Transaction<Database>, documentId: D
  * Puts the curation back on the document's new chunks whose text is the one it was made against
  * (md5 of the text ingestion produced). `title`: what the document's chunks are indexed under.
  */
-export async function carryCuration(db: Db | Transaction<Database>, documentId: DocumentId, curation: Curation, title: string | null): Promise<number> {
+export async function carryCuration(
+  db: Db | Transaction<Database>,
+  documentId: DocumentId,
+  curation: Curation,
+  title: string | null,
+  language: Language | null,
+): Promise<number> {
   let carried = 0;
   for (const c of curation) {
     const fresh = await db
@@ -172,7 +180,7 @@ export async function carryCuration(db: Db | Transaction<Database>, documentId: 
           page: f.page,
           url: f.url,
           token_count: c.token_count,
-          tsv: sql<string>`to_tsvector('english', ${embeddingText({ text: c.text, headingPath: f.heading_path }, title)})`,
+          tsv: searchVector(embeddingText({ text: c.text, headingPath: f.heading_path }, title), chunkLanguage(c.text, language)),
           embedding: c.embedding ? sql<string>`${c.embedding}::vector` : null,
           embedding_dimensions: c.embedding_dimensions,
           embedding_model: c.embedding_model,

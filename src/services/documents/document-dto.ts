@@ -34,6 +34,10 @@ export const ZDocument = z.object({
     .nullable(),
   /** Pages whose text was read by OCR (scans); empty when the text came from the file itself. */
   ocr_pages: z.array(z.number().int()),
+  language: z
+    .string()
+    .nullable()
+    .describe('The language of its text, detected at ingestion (ISO 639-1 where there is a code: "en", "zh"); its passages are searched with that language\'s word rules. Null before it was (re-)ingested, or when there is too little text to tell'),
   /** URL documents: re-crawl schedule, when the last crawl ran, what it changed, when the next runs. */
   recrawl: z.enum(['daily', 'weekly']).nullable(),
   last_crawled_at: z.string().nullable(),
@@ -63,6 +67,7 @@ export function toDocumentDto(d: DocumentRow): DocumentDto {
         : null,
     identity: d.identity ? { subject: d.identity.subject, kind: d.identity.kind, period: d.identity.period, source: d.identity.source } : null,
     ocr_pages: d.ocr_pages ?? [],
+    language: d.language ?? null,
     recrawl: d.recrawl ?? null,
     last_crawled_at: d.last_crawled_at?.toISOString() ?? null,
     next_crawl_at: d.next_crawl_at?.toISOString() ?? null,

@@ -23,6 +23,7 @@ import type { Db } from '../../../db/connect';
 import type { AppDeps } from '../../context';
 import type { DocumentId, KbId } from '../../ids';
 import type { DocumentIdentity } from '../../ingest/document-identity';
+import type { Language } from '../../text/language';
 import type { Chunk } from '../../ingest/types';
 import { enqueueOrgJob, jobsWaiting } from '../../jobs/enqueue';
 import { storableText } from '../../validation';
@@ -44,7 +45,7 @@ const PENDING_BATCH_EMBEDDED = 200;
 export const ingestStepJobKey = (documentId: string) => `ingest_step:${documentId}`;
 
 type Doc = { id: DocumentId; kb_id: KbId; org_id: string };
-type Meta = { pages: number | null; title: string | null; identity: DocumentIdentity | null; ocrPages?: number[] };
+type Meta = { pages: number | null; title: string | null; identity: DocumentIdentity | null; ocrPages?: number[]; language?: Language | null };
 
 export type StepOutcome = 'continued' | 'ready' | 'skipped';
 
@@ -79,6 +80,7 @@ export async function ingestInSteps(deps: AppDeps, doc: Doc, chunks: Chunk[], me
         title: meta.title ? storableText(meta.title) : null,
         identity: meta.identity ? JSON.stringify(meta.identity) : null,
         ocr_pages: meta.ocrPages ?? [],
+        language: meta.language ?? null,
         updated_at: new Date(),
       })
       .where('id', '=', doc.id)
@@ -105,7 +107,7 @@ export async function ingestInSteps(deps: AppDeps, doc: Doc, chunks: Chunk[], me
 export async function runIngestionStep(deps: AppDeps, documentId: DocumentId): Promise<StepOutcome> {
   const doc = await deps.db
     .selectFrom('documents')
-    .select(['id', 'kb_id', 'org_id', 'status', 'title', 'identity', 'pages', 'ocr_pages'])
+    .select(['id', 'kb_id', 'org_id', 'status', 'title', 'identity', 'pages', 'ocr_pages', 'language'])
     .where('id', '=', documentId)
     .executeTakeFirst();
   if (!doc) return 'skipped';
@@ -114,7 +116,7 @@ export async function runIngestionStep(deps: AppDeps, documentId: DocumentId): P
     return 'skipped';
   }
   const provider = deps.embeddings.default;
-  const storeMeta: StoreMeta = { pages: doc.pages, dimensions: provider.dimensions, model: provider.id, title: doc.title, identity: doc.identity, ocrPages: doc.ocr_pages };
+  const storeMeta: StoreMeta = { pages: doc.pages, dimensions: provider.dimensions, model: provider.id, title: doc.title, identity: doc.identity, ocrPages: doc.ocr_pages, language: doc.language };
   const [stored, remaining] = await Promise.all([countRows(deps.db, 'chunks', doc.id), countRows(deps.db, 'ingest_pending_chunks', doc.id)]);
   let after = -1;
   const source: StepSource = {

@@ -10,6 +10,7 @@ import type { DocumentId } from '../../ids';
 import { chunkParsedOffThread } from '../../ingest/chunk-thread';
 import { documentIdentity } from '../../ingest/document-identity';
 import { documentTitle } from '../../ingest/document-title';
+import { detectLanguageOf } from '../../text/language';
 import { CrawlPermanentError } from '../../ingest/crawl/errors';
 import { isPermanentIngestError, PermanentIngestError } from '../../ingest/errors';
 import { MAX_CHUNKS_PER_DOCUMENT, planLimits } from '../plans';
@@ -82,10 +83,11 @@ export async function runIngestion(
     const provider = deps.embeddings.default;
     const title = documentTitle(parsed.title, doc);
     const identity = documentIdentity(parsed, doc);
+    const language = detectLanguageOf(chunks.map((c) => c.text));
     if (chunks.length > INGEST_STEP_CHUNKS) {
       await progress.close();
       log.info({ chunks: chunks.length, steps: Math.ceil(chunks.length / INGEST_STEP_CHUNKS), ms: Math.round(performance.now() - started) }, 'document chunked; embedding in steps');
-      return ingestInSteps(deps, doc, chunks, { pages: parsed.pages ?? null, title, identity, ocrPages: parsed.ocrPages });
+      return ingestInSteps(deps, doc, chunks, { pages: parsed.pages ?? null, title, identity, ocrPages: parsed.ocrPages, language });
     }
     const embedded = await embedChunks(provider, chunks, title, onProgress, identity);
     await progress.close();
@@ -96,6 +98,7 @@ export async function runIngestion(
       title,
       identity,
       ocrPages: parsed.ocrPages,
+      language,
     }, { inSteps: deps.config.database.kind === 'embedded' });
     if (!stored) return 'skipped';
     log.info({ chunks: chunks.length, pages: parsed.pages, ocrPages: parsed.ocrPages?.length ?? 0, ms: Math.round(performance.now() - started) }, 'document ready');

@@ -11,6 +11,8 @@ import type { DocumentId, KbId } from '../../ids';
 import { newId } from '../../ids';
 import type { Chunk } from '../../ingest/types';
 import { storableText } from '../../validation';
+import { chunkLanguage, type Language } from '../../text/language';
+import { searchVector } from './search-vector';
 import { carryCuration, readCuration } from './curate-chunk';
 import { embeddingText } from './embed-chunks';
 import type { DocumentIdentity } from '../../ingest/document-identity';
@@ -36,7 +38,16 @@ const BATCH = 1000;
  */
 const STEP = 25;
 
-export type StoreMeta = { pages: number | null; dimensions: number | null; model: string | null; title?: string | null; identity?: DocumentIdentity | null; ocrPages?: number[] };
+export type StoreMeta = {
+  pages: number | null;
+  dimensions: number | null;
+  model: string | null;
+  title?: string | null;
+  identity?: DocumentIdentity | null;
+  ocrPages?: number[];
+  /** The document's language (text/language.ts): each chunk is indexed with its stemmer, or with its own chunk's where that differs. */
+  language?: Language | null;
+};
 
 /**
  * Returns false when the document no longer exists (deleted while it was being ingested).
@@ -60,7 +71,7 @@ export async function storeChunks(
       const rows = toChunkRows(doc, chunks.slice(i, i + BATCH), meta);
       await trx.insertInto('chunks').values(rows).execute();
     }
-    if (curation.length > 0) await carryCuration(trx, doc.id, curation, meta.title ?? null);
+    if (curation.length > 0) await carryCuration(trx, doc.id, curation, meta.title ?? null, meta.language ?? null);
     await markReady(trx, doc.id, chunks.length, meta);
     return true;
   });
@@ -90,7 +101,7 @@ async function storeChunksInSteps(db: Db, doc: { id: DocumentId; kb_id: KbId }, 
   return db.transaction().execute(async (trx) => {
     const alive = await trx.selectFrom('documents').select(['id', 'kb_id', 'org_id']).where('id', '=', doc.id).forUpdate().executeTakeFirst();
     if (!alive) return false;
-    if (curation.length > 0) await carryCuration(trx, doc.id, curation, meta.title ?? null);
+    if (curation.length > 0) await carryCuration(trx, doc.id, curation, meta.title ?? null, meta.language ?? null);
     await markReady(trx, doc.id, chunks.length, meta);
     await queueVectorIndexing(trx, alive);
     return true;
@@ -122,6 +133,7 @@ export async function markReady(trx: Transaction<Database>, documentId: Document
       title: meta.title ? storableText(meta.title) : null,
       identity: meta.identity ? JSON.stringify(storableIdentity(meta.identity)) : null,
       ocr_pages: meta.ocrPages ?? [],
+      language: meta.language ?? null,
       ...NO_PROGRESS,
       updated_at: new Date(),
     })
@@ -145,7 +157,7 @@ export async function markDocumentFailed(db: Db, documentId: DocumentId, reason:
 export function toChunkRows(
   doc: { id: DocumentId; kb_id: KbId },
   chunks: EmbeddedChunk[],
-  meta: { dimensions: number | null; model: string | null; title?: string | null; identity?: DocumentIdentity | null },
+  meta: { dimensions: number | null; model: string | null; title?: string | null; identity?: DocumentIdentity | null; language?: Language | null },
   opts: { vectorsPending?: boolean } = {},
 ) {
   const title = meta.title ? storableText(meta.title) : null;
@@ -165,7 +177,7 @@ export function toChunkRows(
       url: c.url ? storableText(c.url) : null,
       token_count: c.tokenCount,
       // The title and headings are indexed with the text: a question often names the document or section it is about.
-      tsv: sql<string>`to_tsvector('english', ${embeddingText({ text, headingPath }, title, identity)})`,
+      tsv: searchVector(embeddingText({ text, headingPath }, title, identity), chunkLanguage(text, meta.language ?? null)),
       embedding: c.embedding ? sql<string>`${vectorParam(c.embedding)}::vector` : null,
       embedding_dimensions: c.embedding ? meta.dimensions : null,
       embedding_model: c.embedding ? meta.model : null,

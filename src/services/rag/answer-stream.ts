@@ -7,7 +7,7 @@
 import { streamText } from 'ai';
 import type { AppDeps } from '../../context';
 import { AppError } from '../../errors';
-import { buildAnswerPrompt, extractCitedMarkers, NOT_FOUND_ANSWER, passageSource, type AnswerPassage, type ChatTurn } from '../../ai/prompts';
+import { buildAnswerPrompt, extractCitedMarkers, isRefusalText, notFoundAnswer, passageSource, type AnswerPassage, type ChatTurn } from '../../ai/prompts';
 import { OFFLINE_PROVIDER } from '../../ai/offline/model';
 import { decideAnswerGate, type AnswerGate } from './answer-gate';
 import { toCitation, type Citation } from './citations';
@@ -53,7 +53,6 @@ export function responseCitations(done: Pick<DoneEvent, 'citations' | 'closest' 
   return done.refused ? done.closest : done.citations;
 }
 
-const isRefusal = (text: string) => text.trim().replace(/\s+/g, ' ').startsWith(NOT_FOUND_ANSWER.slice(0, 30));
 
 /**
  * The retrieved chunks the answer reads (`answerChunks`: the ranking without the figure-page order,
@@ -127,8 +126,10 @@ export async function* answerStream(
     // What retrieval found, in the order it shows (figure pages included), none of it used.
     const closest = retrieval.chunks.map((c, i) => toCitation(c, i + 1, false));
     yield { type: 'sources', citations: closest, decision };
-    yield { type: 'delta', text: NOT_FOUND_ANSWER };
-    yield { type: 'done', answer: NOT_FOUND_ANSWER, citations: [], closest, refused: true, gate };
+    // The refusal speaks the question's language.
+    const refusal = notFoundAnswer(retrieval.language);
+    yield { type: 'delta', text: refusal };
+    yield { type: 'done', answer: refusal, citations: [], closest, refused: true, gate };
     return;
   }
 
@@ -165,9 +166,9 @@ export async function* answerStream(
     throw err;
   }
   answer = answer.trim();
-  if (isRefusal(answer)) {
+  if (isRefusalText(answer)) {
     const closest = sources.map((c) => ({ ...c, used: false }));
-    yield { type: 'done', answer: NOT_FOUND_ANSWER, citations: [], closest, refused: true, gate: { ...gate, pass: false, reason: 'model_refused' } };
+    yield { type: 'done', answer: notFoundAnswer(retrieval.language), citations: [], closest, refused: true, gate: { ...gate, pass: false, reason: 'model_refused' } };
     return;
   }
   const cited = new Set(extractCitedMarkers(answer));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cutAtWord } from '../../text/words';
 import type { RetrievedChunk } from './retrieve';
 
 export const ZCitation = z.object({
@@ -19,9 +20,12 @@ export type Citation = z.infer<typeof ZCitation>;
 
 const SNIPPET_CHARS = 240;
 
+/** The passage's start, cut before the word the limit falls in: at a space, or where ICU puts a word boundary in text without spaces. */
 function snippet(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length <= SNIPPET_CHARS ? flat : `${flat.slice(0, SNIPPET_CHARS).replace(/\s+\S*$/, '')}…`;
+  if (flat.length <= SNIPPET_CHARS) return flat;
+  const spaced = flat.slice(0, SNIPPET_CHARS).replace(/\s+\S*$/, '');
+  return `${spaced.length >= SNIPPET_CHARS * 0.8 ? spaced : cutAtWord(flat, SNIPPET_CHARS)}…`;
 }
 
 export function toCitation(chunk: RetrievedChunk, marker: number, used = true): Citation {

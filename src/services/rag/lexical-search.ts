@@ -22,6 +22,8 @@
 import { sql, type RawBuilder } from 'kysely';
 import { PREPARED, type Db } from '../../../db/connect';
 import type { KbId } from '../../ids';
+import { searchConfig, type Language } from '../../text/language';
+import { searchText } from '../../text/words';
 
 // Tuned on half of SQuAD dev (research in bench/research/): a plateau around k1 0.4-0.9, b 0.75-1.0.
 export const BM25 = { k1: 0.6, b: 0.9 } as const;
@@ -41,11 +43,28 @@ export type LexicalQuery = { terms: QueryTerm[]; generators: QueryTerm[]; togeth
 
 const idfOf = (df: number, chunks: number) => Math.log(1 + (chunks - df + 0.5) / (df + 0.5));
 
-export async function lexicalQuery(db: Db, kbId: KbId, query: string): Promise<LexicalQuery | null> {
+/**
+ * The languages of a KB's ready documents, most documents first; a document from before languages
+ * were detected counts as English, the configuration its chunks were indexed with.
+ */
+export async function kbLanguages(db: Db, kbId: KbId): Promise<Array<{ language: Language; documents: number }>> {
+  const rows = await db
+    .selectFrom('documents')
+    .select((eb) => [eb.fn.coalesce('language', sql.lit('en')).as('language'), eb.fn.countAll<number>().as('n')])
+    .where('kb_id', '=', kbId)
+    .where('status', '=', 'ready')
+    .groupBy(sql`1`)
+    .orderBy(sql`2`, 'desc')
+    .execute();
+  return rows.map((r) => ({ language: r.language as Language, documents: Number(r.n) }));
+}
+
+/** `language`: the question's (text/language.ts questionLanguage), whose stemmer reads its words as the KB's chunks of that language were read. */
+export async function lexicalQuery(db: Db, kbId: KbId, query: string, language: Language | null): Promise<LexicalQuery | null> {
   // The KB id is a literal for the plan Postgres may cache (PREPARED in db/connect.ts).
   const { rows } = await sql<{ lexeme: string; df: number | null; chunks: number; tokens: number }>`${sql.raw(PREPARED)}
     select u.lexeme, l.df, t.chunks::float8 as chunks, t.tokens::float8 as tokens
-    from unnest(to_tsvector('english', ${query})) u
+    from unnest(to_tsvector(${searchConfig(language)}::regconfig, ${searchText(query)})) u
     join kb_lexicon_totals t on t.kb_id = ${sql.lit(kbId)}
     left join kb_lexicon l on l.kb_id = ${sql.lit(kbId)} and l.lexeme = u.lexeme
     where t.chunks > 0`.execute(db);

@@ -9,7 +9,8 @@ import { PREPARED } from '../../../db/connect';
 import type { KnowledgeBase } from '../../../db/types';
 import type { ChunkId, DocumentId, KbId } from '../../ids';
 import { DEFAULT_FUSION, fusedScoreSql, publishedScore, type Candidate, type FusionWeights } from './fuse';
-import { bm25Sql, candidateSql, generatorQuery, lengthNormSql, lexicalQuery, type LexicalQuery } from './lexical-search';
+import { bm25Sql, candidateSql, generatorQuery, kbLanguages, lengthNormSql, lexicalQuery, type LexicalQuery } from './lexical-search';
+import { questionLanguage, type Language } from '../../text/language';
 import { documentEvidence } from './document-evidence';
 import { aboutDocument, titleBoosts } from './title-boost';
 import type { DocumentIdentity } from '../../ingest/document-identity';
@@ -46,6 +47,8 @@ export type Retrieval = {
   chunks: RetrievedChunk[];
   confident: boolean;
   lexicalCeiling?: number;
+  /** The question's language (text/language.ts), which its words were stemmed in; absent where a retrieval is built by hand. */
+  language?: Language;
   /**
    * The passages the answer is made from, when they are not `chunks`: the same ranking without the
    * figure-page order within the chosen document (figure-pages.ts), which only orders what retrieval
@@ -237,7 +240,7 @@ export async function scoreCandidates(
   vector: QueryVector | null,
   opts: { pool: number; lexical: boolean },
 ): Promise<CandidateScores> {
-  const lexical = opts.lexical ? await lexicalQuery(db, kbId, query) : null;
+  const lexical = opts.lexical ? await lexicalQuery(db, kbId, query, questionLanguage(query, await kbLanguages(db, kbId))) : null;
   const rows = await searchChunks(db, kbId, lexical, vector, { pool: opts.pool, weights: DEFAULT_FUSION, limit: 2 * opts.pool });
   return {
     candidates: rows.map((r) => ({ id: r.id, lexical: r.lexical, dense: r.dense })),
@@ -258,11 +261,14 @@ export async function retrieve(
   const provider = mode === 'lexical' ? null : deps.embeddings.get(kb.embedding_model);
   // The KB's documents, the question's words in its lexicon and the question's vector do not depend
   // on one another: asked for at once, the two round trips overlap the embedding.
+  // If the embedding service fails, full-text search alone still answers: degrade, don't fail.
+  const embedded = provider ? provider.embedQuery(query).catch((err) => (deps.logger.warn({ err }, 'query embedding failed; full-text only'), null)) : null;
+  // The question's words are read in its language, chosen among the KB's documents' languages.
+  const language = questionLanguage(query, await kbLanguages(deps.db, kb.id));
   const [about, lexical, embedding] = await Promise.all([
     documentsAbout(deps.db, kb.id),
-    mode === 'dense' ? null : lexicalQuery(deps.db, kb.id, query),
-    // If the embedding service fails, full-text search alone still answers: degrade, don't fail.
-    provider ? provider.embedQuery(query).catch((err) => (deps.logger.warn({ err }, 'query embedding failed; full-text only'), null)) : null,
+    mode === 'dense' ? null : lexicalQuery(deps.db, kb.id, query, language),
+    embedded,
   ]);
   const weights = mode === 'lexical' ? { lexical: 1, dense: 0 } : mode === 'dense' ? { lexical: 0, dense: 1 } : (opts.weights ?? DEFAULT_FUSION);
   const pool = candidatePool(opts.topK);
@@ -310,7 +316,7 @@ export async function retrieve(
   const chunks = shown.map(toRetrievedChunk);
   timer();
   const answerFrom = shown === rows || shown.every((r, i) => r.id === rows[i]!.id) ? undefined : rows.map(toRetrievedChunk);
-  return { chunks, confident, lexicalCeiling: lexical?.ceiling ?? 0, ...(answerFrom ? { answerFrom } : {}) };
+  return { chunks, confident, lexicalCeiling: lexical?.ceiling ?? 0, language, ...(answerFrom ? { answerFrom } : {}) };
 }
 
 type RankedRow = SearchRow & { offset: number };

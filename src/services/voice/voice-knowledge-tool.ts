@@ -6,7 +6,7 @@
  * same rule as answerStream().
  */
 import type { KnowledgeBase } from '../../../db/types';
-import { extractCitedMarkers, NOT_FOUND_ANSWER } from '../../ai/prompts';
+import { extractCitedMarkers, isRefusalText, NOT_FOUND_ANSWER } from '../../ai/prompts';
 import type { ServiceContext } from '../../context';
 import { toCitation, type Citation } from '../rag/citations';
 import { withOrgShare } from '../org-share';
@@ -73,7 +73,7 @@ export async function searchKnowledgeForVoice(
 /** The sources a finished spoken answer cites (none for a refusal; the best one if it forgot markers). */
 export function citedSources(answer: string, sources: Citation[]): Citation[] {
   if (sources.length === 0) return [];
-  if (answer.trim().replace(/\s+/g, ' ').startsWith(NOT_FOUND_ANSWER.slice(0, 30))) return [];
+  if (isRefusalText(answer)) return [];
   const cited = new Set(extractCitedMarkers(answer));
   const used = sources.filter((s) => cited.has(s.marker));
   return used.length > 0 ? used : sources.slice(0, 1);

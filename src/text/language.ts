@@ -1,0 +1,205 @@
+/**
+ * Which language a text is in, and what follows from it for search. A document's language is
+ * detected once at ingestion from a sample of its text (franc: trigram profiles of 187 languages),
+ * stored on the document and shown by the API; a question's is detected among the languages of the
+ * KB it is asked of, since a question is short and a KB's languages are few.
+ *
+ * Languages are ISO 639-1 codes where one exists ("en", "zh"), else franc's ISO 639-3 code.
+ * Where franc cannot tell (short text), the script decides for the scripts that belong to one
+ * language or one dominant language (Han, kana, Hangul, Thai, Greek, Cyrillic, Arabic, ...).
+ */
+import { francAll } from 'franc';
+import { stopwordsFor } from './stopwords';
+import { wordSegments } from './words';
+
+export type Language = string;
+
+/** franc's ISO 639-3 codes of the languages with a 639-1 code that search or stemming knows. */
+const ISO_639_1: Record<string, string> = {
+  eng: 'en', deu: 'de', spa: 'es', fra: 'fr', ita: 'it', por: 'pt', nld: 'nl', swe: 'sv', dan: 'da', nob: 'no',
+  nno: 'no', fin: 'fi', hun: 'hu', ron: 'ro', tur: 'tr', rus: 'ru', ukr: 'uk', bul: 'bg', srp: 'sr', ell: 'el',
+  arb: 'ar', ary: 'ar', arz: 'ar', apc: 'ar', hin: 'hi', npi: 'ne', ben: 'bn', tam: 'ta', ind: 'id', zlm: 'ms',
+  lit: 'lt', gle: 'ga', hye: 'hy', eus: 'eu', cat: 'ca', ces: 'cs', pol: 'pl', slk: 'sk', slv: 'sl', hrv: 'hr',
+  bos: 'bs', heb: 'he', pes: 'fa', urd: 'ur', vie: 'vi', tha: 'th', cmn: 'zh', yue: 'zh', jpn: 'ja', kor: 'ko',
+  ydd: 'yi', est: 'et', lav: 'lv', kat: 'ka', khm: 'km', lao: 'lo', mya: 'my',
+};
+/**
+ * The languages detection chooses among: those above, each with a name to stem or segment by.
+ * franc's minor languages are left out: on English text it often says Scots.
+ */
+const KNOWN = Object.keys(ISO_639_1);
+
+/** Scripts other than Latin that detection can read off the letters: [letters, script, its main language]. */
+const SCRIPTS: Array<[RegExp, string, Language]> = [
+  [/[\p{sc=Hiragana}\p{sc=Katakana}]/gu, 'Kana', 'ja'],
+  [/\p{sc=Hangul}/gu, 'Hangul', 'ko'],
+  [/\p{sc=Han}/gu, 'Han', 'zh'],
+  [/\p{sc=Thai}/gu, 'Thai', 'th'],
+  [/\p{sc=Lao}/gu, 'Lao', 'lo'],
+  [/\p{sc=Khmer}/gu, 'Khmer', 'km'],
+  [/\p{sc=Myanmar}/gu, 'Myanmar', 'my'],
+  [/\p{sc=Greek}/gu, 'Greek', 'el'],
+  [/\p{sc=Hebrew}/gu, 'Hebrew', 'he'],
+  [/\p{sc=Armenian}/gu, 'Armenian', 'hy'],
+  [/\p{sc=Georgian}/gu, 'Georgian', 'ka'],
+  [/\p{sc=Devanagari}/gu, 'Devanagari', 'hi'],
+  [/\p{sc=Bengali}/gu, 'Bengali', 'bn'],
+  [/\p{sc=Tamil}/gu, 'Tamil', 'ta'],
+  [/\p{sc=Arabic}/gu, 'Arabic', 'ar'],
+  [/\p{sc=Cyrillic}/gu, 'Cyrillic', 'ru'],
+];
+
+/** The script of each language not written in Latin letters (a language not listed is Latin). */
+const LANGUAGE_SCRIPT: Record<Language, string> = {
+  ja: 'Kana', ko: 'Hangul', zh: 'Han', th: 'Thai', lo: 'Lao', km: 'Khmer', my: 'Myanmar', el: 'Greek', he: 'Hebrew',
+  yi: 'Hebrew', hy: 'Armenian', ka: 'Georgian', hi: 'Devanagari', ne: 'Devanagari', mr: 'Devanagari', bn: 'Bengali',
+  ta: 'Tamil', ar: 'Arabic', fa: 'Arabic', ur: 'Arabic', ru: 'Cyrillic', uk: 'Cyrillic', bg: 'Cyrillic', be: 'Cyrillic',
+  kk: 'Cyrillic', mk: 'Cyrillic',
+};
+const scriptOf = (language: Language) => LANGUAGE_SCRIPT[language] ?? 'Latin';
+
+const toLanguage = (code: string): Language => ISO_639_1[code] ?? code;
+
+/** The script most of the text's letters are in ('Latin' for Latin and for text without letters). */
+function dominantScript(text: string): { script: string; language: Language | null } {
+  const letters = (text.match(/\p{L}/gu) ?? []).length;
+  const kana = (text.match(SCRIPTS[0]![0]) ?? []).length;
+  for (const [re, script, language] of SCRIPTS) {
+    const n = (text.match(re) ?? []).length;
+    // Japanese mixes kanji with kana: a Han text with a tenth of its letters in kana is Japanese.
+    if (script === 'Kana' && n > 0 && n * 10 >= letters) return { script, language };
+    if (script === 'Han' && kana > 0) continue;
+    if (n > 0 && n * 2 >= letters) return { script, language };
+  }
+  return { script: 'Latin', language: null };
+}
+
+/** Characters of a document's text that detection reads: three samples, from its start, middle and end. */
+const SAMPLE_CHARS = 1500;
+
+/** The language of a document's text, or null when it has too few letters to tell. */
+export function detectLanguage(text: string): Language | null {
+  const sample =
+    text.length <= SAMPLE_CHARS * 3
+      ? text
+      : [0, Math.floor(text.length / 2), text.length - SAMPLE_CHARS].map((at) => text.slice(at, at + SAMPLE_CHARS)).join('\n');
+  const scores = francAll(sample, { minLength: 20, only: KNOWN });
+  const [best, top] = scores[0]!;
+  if (best === 'und') return dominantScript(sample).language;
+  // Names and numbers make franc waver between a script's main language and its neighbours (an NFL
+  // paragraph scored Catalan 1, English 0.9994; a Russian sentence Bulgarian): the script's main
+  // language, the most common in documents, wins a near tie.
+  const main = dominantScript(sample).language ?? 'en';
+  const mainScore = scores.find(([code]) => toLanguage(code) === main)?.[1] ?? 0;
+  return mainScore >= top - MAIN_LANGUAGE_TIE ? main : toLanguage(best);
+}
+
+/** How close to franc's best score the script's main language must be to be chosen instead. */
+const MAIN_LANGUAGE_TIE = 0.02;
+
+/** Reads a list of texts (a document's chunks) as one sample: its first, middle and last texts. */
+export function detectLanguageOf(texts: readonly string[]): Language | null {
+  if (texts.length <= 3) return detectLanguage(texts.join('\n'));
+  const at = (i: number) => texts[Math.min(texts.length - 1, Math.max(0, i))]!.slice(0, SAMPLE_CHARS);
+  return detectLanguage([at(0), at(1), at(Math.floor(texts.length / 2)), at(texts.length - 2), at(texts.length - 1)].join('\n'));
+}
+
+// eslint-disable-next-line no-control-regex
+const NON_ASCII_LETTER = /(?![\x00-\x7f])\p{L}/u;
+const CHUNK_SAMPLE_CHARS = 800;
+/** franc's score (1 for its best guess) below which a chunk is taken to be in another language than its document. */
+const OTHER_LANGUAGE_SCORE = 0.8;
+
+/**
+ * The language of one chunk of a document in `documentLanguage`: the document's, unless the chunk is
+ * clearly in another (a section in another script, or one whose text franc scores far from the
+ * document's language, for an English document). Text without a non-ASCII letter is left to the
+ * document, which keeps this free for English; franc's guess on a few hundred characters alone
+ * would stem some chunks of a German document as Dutch.
+ */
+export function chunkLanguage(text: string, documentLanguage: Language | null): Language | null {
+  if (!NON_ASCII_LETTER.test(text)) return documentLanguage;
+  const sample = text.slice(0, CHUNK_SAMPLE_CHARS);
+  const { script, language } = dominantScript(sample);
+  if (documentLanguage && script !== scriptOf(documentLanguage) && !(script === 'Han' && documentLanguage === 'ja')) return language ?? documentLanguage;
+  // franc costs ~2 ms a chunk: it reads the chunks of English documents (or of none known), whose
+  // chunks with a non-ASCII letter are few, and leaves a document in another language to itself.
+  if (documentLanguage && documentLanguage !== 'en') return documentLanguage;
+  const scores = francAll(sample, { minLength: 80 });
+  const [best] = scores[0] ?? ['und', 0];
+  if (best === 'und') return documentLanguage ?? language;
+  if (!documentLanguage) return toLanguage(best);
+  const own = scores.find(([code]) => toLanguage(code) === documentLanguage)?.[1] ?? 0;
+  return own >= OTHER_LANGUAGE_SCORE ? documentLanguage : toLanguage(best);
+}
+
+/** The share of a KB's documents a language needs before its questions are told apart from the main language's. */
+const MIN_LANGUAGE_SHARE = 0.1;
+
+/**
+ * The language of a question asked of a KB whose documents are in `known` (most documents first):
+ * among the KB's languages written in the question's script, the one whose function words the
+ * question uses most ("wer", "der" against "who", "the"), the KB's main one on a tie; with none,
+ * the script's main language, else English. Trigrams (franc) cannot tell a question of a few words:
+ * it scored "How do I reset my password?" Portuguese 1, English 0.45.
+ */
+export function questionLanguage(question: string, known: ReadonlyArray<{ language: Language; documents: number }>): Language {
+  const { script, language } = dominantScript(question);
+  const total = known.reduce((n, k) => n + k.documents, 0);
+  // A language of a few documents in a KB of many does not take questions from the main one.
+  const candidates = known
+    .filter((k, i) => i === 0 || k.documents >= total * MIN_LANGUAGE_SHARE)
+    .map((k) => k.language)
+    .filter((l) => scriptOf(l) === script || (script === 'Han' && l === 'ja' && !known.some((k) => k.language === 'zh')));
+  if (candidates.length === 0) return language ?? 'en';
+  if (candidates.length === 1) return candidates[0]!;
+  const words = wordSegments(question).map((w) => question.slice(w.start, w.end).toLowerCase());
+  const uses = (l: Language) => words.filter((w) => stopwordsFor(l).has(w)).length;
+  let best = candidates[0]!;
+  let most = uses(best);
+  for (const l of candidates.slice(1)) {
+    const n = uses(l);
+    if (n > most) [best, most] = [l, n];
+  }
+  return best;
+}
+
+/** Characters of an answer's passages that detection reads. */
+const PASSAGES_SAMPLE_CHARS = 1000;
+
+/**
+ * The language an answer reads its question and passages in: the first (best-ranked) passage's,
+ * when it is written in the question's script (English unless clearly another: chunkLanguage),
+ * else the question script's main language. A KB of several languages retrieves passages of
+ * several for one question; the first is the one most likely in the question's own.
+ */
+export function answerLanguage(question: string, passages: readonly string[]): Language | null {
+  const first = passages[0]?.slice(0, PASSAGES_SAMPLE_CHARS) ?? '';
+  const { script, language } = dominantScript(question);
+  // English unless the passage is clearly in another language: one "é" in an English passage must
+  // not have an English question read as Portuguese.
+  const passage = first ? chunkLanguage(first, 'en') : null;
+  if (passage && (scriptOf(passage) === script || (script === 'Han' && passage === 'ja'))) return passage;
+  return language ?? 'en';
+}
+
+/** Languages written without spaces between words, whose word boundaries come from a dictionary (ICU's). */
+const UNSPACED = new Set<Language>(['zh', 'ja', 'th', 'lo', 'km', 'my']);
+export const writtenWithoutSpaces = (language: Language | null) => language !== null && UNSPACED.has(language);
+
+/**
+ * PostgreSQL's text search configuration for a language (built into every PostgreSQL 15 and
+ * PGlite: Snowball stemmers and stop words); 'simple' (lower-case words as they are) for the rest,
+ * among them the languages without inflection to stem (Chinese, Japanese, Thai, ...).
+ */
+const SEARCH_CONFIGS: Record<Language, string> = {
+  ar: 'arabic', hy: 'armenian', eu: 'basque', ca: 'catalan', da: 'danish', nl: 'dutch', en: 'english',
+  et: 'estonian', fi: 'finnish', fr: 'french', de: 'german', el: 'greek', hi: 'hindi', hu: 'hungarian',
+  id: 'indonesian', ga: 'irish', it: 'italian', lt: 'lithuanian', ne: 'nepali', no: 'norwegian', pt: 'portuguese',
+  ro: 'romanian', ru: 'russian', sr: 'serbian', es: 'spanish', sv: 'swedish', ta: 'tamil', tr: 'turkish', yi: 'yiddish',
+};
+
+/** A text with no language known is searched as English, as every document was before languages were detected. */
+export function searchConfig(language: Language | null): string {
+  return language === null ? 'english' : (SEARCH_CONFIGS[language] ?? 'simple');
+}
