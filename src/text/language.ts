@@ -107,8 +107,11 @@ export function detectLanguageOf(texts: readonly string[]): Language | null {
 // eslint-disable-next-line no-control-regex
 const NON_ASCII_LETTER = /(?![\x00-\x7f])\p{L}/u;
 const CHUNK_SAMPLE_CHARS = 800;
-/** franc's score (1 for its best guess) below which a chunk is taken to be in another language than its document. */
-const OTHER_LANGUAGE_SCORE = 0.8;
+/**
+ * franc's score (1 for its best guess) below which a chunk is taken to be in another language than
+ * its document: German and Spanish paragraphs give English 0.86-0.95, English ones give it 1.
+ */
+const OTHER_LANGUAGE_SCORE = 0.98;
 
 /**
  * The language of one chunk of a document in `documentLanguage`: the document's, unless the chunk is
@@ -125,7 +128,7 @@ export function chunkLanguage(text: string, documentLanguage: Language | null): 
   // franc costs ~2 ms a chunk: it reads the chunks of English documents (or of none known), whose
   // chunks with a non-ASCII letter are few, and leaves a document in another language to itself.
   if (documentLanguage && documentLanguage !== 'en') return documentLanguage;
-  const scores = francAll(sample, { minLength: 80 });
+  const scores = francAll(sample, { minLength: 80, only: KNOWN });
   const [best] = scores[0] ?? ['und', 0];
   if (best === 'und') return documentLanguage ?? language;
   if (!documentLanguage) return toLanguage(best);
@@ -168,19 +171,21 @@ export function questionLanguage(question: string, known: ReadonlyArray<{ langua
 const PASSAGES_SAMPLE_CHARS = 1000;
 
 /**
- * The language an answer reads its question and passages in: the first (best-ranked) passage's,
- * when it is written in the question's script (English unless clearly another: chunkLanguage),
- * else the question script's main language. A KB of several languages retrieves passages of
- * several for one question; the first is the one most likely in the question's own.
+ * The language an answer reads its question and passages in. In the question's script: the first
+ * (best-ranked) passage's language (English unless clearly another: chunkLanguage), unless the
+ * question's function words are English ones ("What is LayoutParser?" over a passage franc calls
+ * Portuguese); in another script, the script's main language. A KB of several languages
+ * retrieves passages of several for one question; the first is the likeliest in the question's own.
  */
 export function answerLanguage(question: string, passages: readonly string[]): Language | null {
   const first = passages[0]?.slice(0, PASSAGES_SAMPLE_CHARS) ?? '';
   const { script, language } = dominantScript(question);
-  // English unless the passage is clearly in another language: one "é" in an English passage must
-  // not have an English question read as Portuguese.
   const passage = first ? chunkLanguage(first, 'en') : null;
-  if (passage && (scriptOf(passage) === script || (script === 'Han' && passage === 'ja'))) return passage;
-  return language ?? 'en';
+  if (!passage || !(scriptOf(passage) === script || (script === 'Han' && passage === 'ja'))) return language ?? 'en';
+  if (passage === 'en' || script !== 'Latin') return passage;
+  const words = wordSegments(question).map((w) => question.slice(w.start, w.end).toLowerCase());
+  const uses = (l: Language) => words.filter((w) => stopwordsFor(l).has(w)).length;
+  return uses('en') > uses(passage) ? 'en' : passage;
 }
 
 /** Languages written without spaces between words, whose word boundaries come from a dictionary (ICU's). */
