@@ -18,7 +18,9 @@
  *    of every shared corpus (earnings calls, SQuAD's paragraphs, the PCRE2 site crawled from
  *    loopback, the documents of ../shared/data/docs): the share answered instead of refused.
  *
- *   npm run bench -- reports [--db postgres|embedded] [--corpora earnings,financebench,squad,site,docs] [--verbose]
+ * 4. `fed` (not in the default corpora): our federal-reports set (fedReports below).
+ *
+ *   npm run bench -- reports [--db postgres|embedded] [--corpora earnings,financebench,squad,site,docs,fed] [--verbose]
  *                            [--names real,opaque] [--companies 3M,Nike]
  *
  * The docs corpus skips its two largest files (619-page PDF, 872-page DOCX) unless --full-docs.
@@ -55,6 +57,7 @@ import { refusalSourcesTable, startSearch } from './lib/refusal-sources';
 import { openBenchRuntime, type BenchDb } from './lib/bench-runtime';
 import { OFF_TOPIC, OFF_TOPIC_HELD_OUT } from './lib/off-topic';
 import { containsFigure, goldFigures, loadFinanceBench, type FinanceQuestion } from './lib/financebench';
+import { loadFedReports, statesGold } from './lib/fed-reports';
 import { NOT_FOUND_ANSWER } from '../src/ai/prompts';
 import { everyKth, loadSquad } from './lib/squad';
 import { defaultKbCacheDir, kbCacheKey, restoreKb, saveKb } from './lib/kb-cache';
@@ -220,6 +223,51 @@ async function financeBench(ctx: ServiceContext, naming: 'real' | 'opaque') {
   console.table(table);
 }
 
+/**
+ * The federal-reports set (bench/lib/fed-reports.ts): 19 agency reports in one KB, our 40 questions
+ * asked through the answer path with top_k 5. Retrieved = the passages the answer stream sends
+ * first (the SSE `citations` event), refused = `done.refused`, as a client sees them.
+ */
+async function fedReports(ctx: ServiceContext) {
+  const { files, questions } = loadFedReports(DATA);
+  const { kb, docName } = await uploadAll(ctx, 'federal reports', files);
+  const rows: Array<{ answerable: boolean; first: boolean; top5: boolean; page: boolean; states: boolean; refused: boolean }> = [];
+  for (const q of questions) {
+    let sources: Array<{ doc_id: string; page: number | null }> = [];
+    let answer = '';
+    let refused = false;
+    for await (const e of await startSearch(ctx, { kb_id: kb.id, query: q.question, top_k: 5 })) {
+      if (e.type === 'sources') sources = e.citations;
+      if (e.type === 'done') ({ answer, refused } = e);
+    }
+    const want = new Set([q.file, ...(q.also_files ?? [])].filter((f): f is string => f !== null));
+    const got = sources.map((c) => docName.get(c.doc_id) ?? '');
+    const row = {
+      answerable: q.answerable,
+      first: want.has(got[0] ?? ''),
+      top5: got.some((f) => want.has(f)),
+      page: sources.some((c) => want.has(docName.get(c.doc_id) ?? '') && c.page !== null && q.pages.includes(c.page)),
+      states: !refused && q.answerable && statesGold(answer, q),
+      refused,
+    };
+    rows.push(row);
+    if (values.verbose) console.log(`${q.id} [${q.kind}] want ${q.file} p${q.pages.join(',')} got ${sources.map((c) => `${(docName.get(c.doc_id) ?? '').slice(0, 12)}:p${c.page}`).join(' ')} ${refused ? 'REFUSED' : row.states ? 'states' : 'misses'}\n  Q: ${q.question}\n  A: ${answer.slice(0, 300)}`);
+  }
+  const answerable = rows.filter((r) => r.answerable);
+  const unanswerable = rows.filter((r) => !r.answerable);
+  const n = answerable.length;
+  console.log(`\nFederal reports (${files.length} reports, ${n} answerable and ${unanswerable.length} unanswerable questions, top_k 5, db ${values.db}, embeddings ${kb.embedding_model})`);
+  console.table({
+    'right report first': ratio(answerable.filter((r) => r.first).length, n),
+    'right report in top 5': ratio(answerable.filter((r) => r.top5).length, n),
+    'evidence page among the 5 passages': ratio(answerable.filter((r) => r.page).length, n),
+    'answer states the gold fact (string match)': `${answerable.filter((r) => r.states).length} / ${n}`,
+    'answerable refused': `${answerable.filter((r) => r.refused).length} / ${n}`,
+    'answerable refused, right report retrieved': `${answerable.filter((r) => r.refused && r.top5).length} / ${answerable.filter((r) => r.top5).length}`,
+    'unanswerable refused': `${unanswerable.filter((r) => r.refused).length} / ${unanswerable.length}`,
+  });
+}
+
 const pct = (n: number, d: number) => `${((100 * n) / Math.max(1, d)).toFixed(1)}%`;
 const ratio = (n: number, d: number) => (n / Math.max(1, d)).toFixed(3);
 
@@ -228,6 +276,8 @@ try {
   const orgRow = await rt.deps.db.selectFrom('organizations').selectAll().where('id', '=', org.id).executeTakeFirstOrThrow();
   const ctx = createContext(rt.deps, orgRow, { requestId: 'bench' });
   const kbs: Array<{ name: string; kbId: string; kb: Parameters<typeof retrieve>[1] }> = [];
+
+  if (corpora.has('fed')) await fedReports(ctx);
 
   if (corpora.has('earnings')) {
     const files = readdirSync(path.join(EARNINGS, 'docs'))

@@ -1,0 +1,157 @@
+/**
+ * Retrieval and answers per language, as a client sees them: each XQuAD language of
+ * ../shared/data/xquad (the same 240 Wikipedia paragraphs and questions, translated) is uploaded as a
+ * KB of 240 text documents to the server `npm start` runs (embedded default, offline), and every
+ * question is asked through POST /api/rag/search with top_k 5 and stream true. The `citations`
+ * event's passages count as retrieved and `done.refused` as a refusal. Prints per language: gold
+ * paragraph first / in the top 5, the answer contains a gold span, refused; beside a BM25 reference
+ * (MiniSearch, words from Intl.Segmenter) over the same paragraphs in the same run.
+ *
+ *   npm run bench -- languages [--langs en,de,es,zh] [--every N] [--concurrency 4] [--json FILE]
+ *
+ * `--every N` asks every Nth question (all by default).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import MiniSearch from 'minisearch';
+import pLimit from 'p-limit';
+import { fileForm, newKb, startBenchServer, waitAll, type BenchServer } from './lib/ingest-server';
+
+const XQUAD = path.resolve(import.meta.dirname, '../../shared/data/xquad');
+
+const { values } = parseArgs({
+  options: {
+    langs: { type: 'string', default: 'en,de,es,zh' },
+    every: { type: 'string', default: '1' },
+    concurrency: { type: 'string', default: '4' },
+    json: { type: 'string' },
+  },
+});
+
+type Squad = { data: Array<{ paragraphs: Array<{ context: string; qas: Array<{ id: string; question: string; answers: Array<{ text: string }> }> }> }> };
+type Question = { paragraph: number; question: string; answers: string[] };
+
+function load(lang: string): { paragraphs: string[]; questions: Question[] } {
+  const squad = JSON.parse(readFileSync(path.join(XQUAD, `xquad.${lang}.json`), 'utf8')) as Squad;
+  const paragraphs: string[] = [];
+  const questions: Question[] = [];
+  for (const article of squad.data)
+    for (const p of article.paragraphs) {
+      const index = paragraphs.push(p.context) - 1;
+      for (const q of p.qas) questions.push({ paragraph: index, question: q.question, answers: q.answers.map((a) => a.text) });
+    }
+  const every = Number(values.every);
+  return { paragraphs, questions: questions.filter((_, i) => i % every === 0) };
+}
+
+/** Lower-cased, spaces folded away: a gold span counts wherever the answer holds it, in any script. */
+const normal = (s: string) => s.normalize('NFKC').toLowerCase().replace(/\s+/g, '');
+export const containsSpan = (answer: string, spans: string[]) => spans.some((s) => normal(s).length > 0 && normal(answer).includes(normal(s)));
+
+type Asked = { docs: string[]; refused: boolean; answer: string };
+
+/** One question through the SSE search: the `citations` event's documents in order, then `done`. */
+async function ask(b: BenchServer, kbId: string, question: string): Promise<Asked> {
+  const res = await fetch(`${b.server.url}/api/rag/search`, {
+    method: 'POST',
+    headers: { 'x-api-key': b.key, 'content-type': 'application/json' },
+    body: JSON.stringify({ query: question, kb_id: kbId, top_k: 5, stream: true }),
+  });
+  if (!res.ok) throw new Error(`search ${res.status}: ${await res.text()}`);
+  const body = await res.text();
+  const out: Asked = { docs: [], refused: false, answer: '' };
+  for (const block of body.split('\n\n')) {
+    const event = /^event: (.*)$/m.exec(block)?.[1];
+    const data = block
+      .split('\n')
+      .filter((l) => l.startsWith('data: '))
+      .map((l) => l.slice(6))
+      .join('\n');
+    if (event === 'citations') out.docs = (JSON.parse(data) as { citations: Array<{ doc_id: string }> }).citations.map((c) => c.doc_id);
+    if (event === 'done') {
+      const done = JSON.parse(data) as { refused: boolean; answer: string };
+      out.refused = done.refused;
+      out.answer = done.answer;
+    }
+  }
+  return out;
+}
+
+const segmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
+const segmentedWords = (text: string) => [...segmenter.segment(text)].filter((s) => s.isWordLike).map((s) => s.segment.toLowerCase());
+
+/** The reference: MiniSearch's BM25 over the paragraphs, its words from Intl.Segmenter. */
+function referenceBm25(paragraphs: string[], questions: Question[]): { first: number; top5: number } {
+  const index = new MiniSearch<{ id: number; text: string }>({ fields: ['text'], tokenize: segmentedWords, processTerm: (t) => t });
+  index.addAll(paragraphs.map((text, id) => ({ id, text })));
+  let first = 0;
+  let top5 = 0;
+  for (const q of questions) {
+    const hits = index.search(q.question, { combineWith: 'OR' }).slice(0, 5).map((h) => h.id as number);
+    if (hits[0] === q.paragraph) first++;
+    if (hits.includes(q.paragraph)) top5++;
+  }
+  return { first: first / questions.length, top5: top5 / questions.length };
+}
+
+const langs = values.langs.split(',');
+const b = await startBenchServer('embedded');
+const rows: Array<Record<string, string | number>> = [];
+try {
+  for (const lang of langs) {
+    const { paragraphs, questions } = load(lang);
+    const t0 = performance.now();
+    const kbId = await newKb(b, `XQuAD ${lang}`);
+    const docToParagraph = new Map<string, number>();
+    for (let i = 0; i < paragraphs.length; i += 100) {
+      const batch = paragraphs.slice(i, i + 100).map((text, k) => ({ name: `xquad-${lang}-${i + k}.txt`, bytes: new TextEncoder().encode(text) }));
+      const res = await fetch(`${b.server.url}/api/ingest/upload`, { method: 'POST', headers: { 'x-api-key': b.key }, body: fileForm(kbId, batch) });
+      const body = (await res.json()) as { documents?: Array<{ id: string; filename: string }>; document?: { id: string; filename: string } };
+      for (const d of body.documents ?? (body.document ? [body.document] : [])) docToParagraph.set(d.id, Number(/-(\d+)\.txt$/.exec(d.filename)![1]));
+    }
+    const { docs } = await waitAll(b, kbId, [...docToParagraph.keys()]);
+    const ready = docs.filter((d) => d.status === 'ready').length;
+    const ingestS = (performance.now() - t0) / 1000;
+    const t1 = performance.now();
+    const limit = pLimit(Number(values.concurrency));
+    const asked = await Promise.all(questions.map((q) => limit(() => ask(b, kbId, q.question))));
+    const askS = (performance.now() - t1) / 1000;
+    let first = 0;
+    let top5 = 0;
+    let contains = 0;
+    let refused = 0;
+    questions.forEach((q, i) => {
+      const a = asked[i]!;
+      const paras = a.docs.map((d) => docToParagraph.get(d));
+      if (paras[0] === q.paragraph) first++;
+      if (paras.includes(q.paragraph)) top5++;
+      if (a.refused) refused++;
+      else if (containsSpan(a.answer, q.answers)) contains++;
+    });
+    const n = questions.length;
+    const ref = referenceBm25(paragraphs, questions);
+    const row = {
+      lang,
+      questions: n,
+      ready: `${ready}/${paragraphs.length}`,
+      first: +(first / n).toFixed(3),
+      top5: +(top5 / n).toFixed(3),
+      answer_contains: +(contains / n).toFixed(3),
+      refused: `${refused}/${n}`,
+      bm25_first: +ref.first.toFixed(3),
+      bm25_top5: +ref.top5.toFixed(3),
+      ingest_s: +ingestS.toFixed(1),
+      ask_s: +askS.toFixed(1),
+    };
+    rows.push(row);
+    console.log(JSON.stringify(row));
+  }
+} finally {
+  await b.stop();
+}
+
+console.log('\n| lang | questions | first | top 5 | answer contains a gold span | refused | BM25 (Intl.Segmenter) first / top 5 |');
+console.log('|---|---|---|---|---|---|---|');
+for (const r of rows) console.log(`| ${r.lang} | ${r.questions} | ${r.first} | ${r.top5} | ${r.answer_contains} | ${r.refused} | ${r.bm25_first} / ${r.bm25_top5} |`);
+if (values.json) writeFileSync(values.json, JSON.stringify(rows, null, 2));
