@@ -5,7 +5,8 @@
  * question is asked through POST /api/rag/search with top_k 5 and stream true. The `citations`
  * event's passages count as retrieved and `done.refused` as a refusal. Prints per language: gold
  * paragraph first / in the top 5, the answer contains a gold span, refused; beside a BM25 reference
- * (MiniSearch, words from Intl.Segmenter) over the same paragraphs in the same run.
+ * (MiniSearch, words from Intl.Segmenter) over the same paragraphs in the same run, and how many of
+ * 50 off-topic questions in the KB's language (bench/lib/off-topic.ts) are answered instead of refused.
  *
  *   npm run bench -- languages [--langs en,de,es,zh] [--every N] [--concurrency 4] [--json FILE]
  *
@@ -17,6 +18,7 @@ import { parseArgs } from 'node:util';
 import MiniSearch from 'minisearch';
 import pLimit from 'p-limit';
 import { fileForm, newKb, startBenchServer, waitAll, type BenchServer } from './lib/ingest-server';
+import * as offTopic from './lib/off-topic';
 
 const XQUAD = path.resolve(import.meta.dirname, '../../shared/data/xquad');
 
@@ -95,6 +97,14 @@ function referenceBm25(paragraphs: string[], questions: Question[]): { first: nu
   return { first: first / questions.length, top5: top5 / questions.length };
 }
 
+/** Questions no XQuAD paragraph answers, in the KB's language (bench/lib/off-topic.ts): both lists, tuning and held-out. */
+const OFF_TOPIC: Record<string, string[]> = {
+  en: [...offTopic.OFF_TOPIC, ...offTopic.OFF_TOPIC_HELD_OUT],
+  de: [...offTopic.OFF_TOPIC_DE, ...offTopic.OFF_TOPIC_HELD_OUT_DE],
+  es: [...offTopic.OFF_TOPIC_ES, ...offTopic.OFF_TOPIC_HELD_OUT_ES],
+  zh: [...offTopic.OFF_TOPIC_ZH, ...offTopic.OFF_TOPIC_HELD_OUT_ZH],
+};
+
 const langs = values.langs.split(',');
 const b = await startBenchServer('embedded');
 const rows: Array<Record<string, string | number>> = [];
@@ -131,6 +141,8 @@ try {
     });
     const n = questions.length;
     const ref = referenceBm25(paragraphs, questions);
+    const off = OFF_TOPIC[lang] ?? [];
+    const offAnswered = (await Promise.all(off.map((q) => limit(() => ask(b, kbId, q))))).filter((a) => !a.refused).length;
     const row = {
       lang,
       questions: n,
@@ -139,6 +151,7 @@ try {
       top5: +(top5 / n).toFixed(3),
       answer_contains: +(contains / n).toFixed(3),
       refused: `${refused}/${n}`,
+      off_topic_answered: off.length > 0 ? `${offAnswered}/${off.length}` : '-',
       bm25_first: +ref.first.toFixed(3),
       bm25_top5: +ref.top5.toFixed(3),
       ingest_s: +ingestS.toFixed(1),
@@ -151,7 +164,7 @@ try {
   await b.stop();
 }
 
-console.log('\n| lang | questions | first | top 5 | answer contains a gold span | refused | BM25 (Intl.Segmenter) first / top 5 |');
-console.log('|---|---|---|---|---|---|---|');
-for (const r of rows) console.log(`| ${r.lang} | ${r.questions} | ${r.first} | ${r.top5} | ${r.answer_contains} | ${r.refused} | ${r.bm25_first} / ${r.bm25_top5} |`);
+console.log('\n| lang | questions | first | top 5 | answer contains a gold span | refused | off-topic answered | BM25 (Intl.Segmenter) first / top 5 |');
+console.log('|---|---|---|---|---|---|---|---|');
+for (const r of rows) console.log(`| ${r.lang} | ${r.questions} | ${r.first} | ${r.top5} | ${r.answer_contains} | ${r.refused} | ${r.off_topic_answered} | ${r.bm25_first} / ${r.bm25_top5} |`);
 if (values.json) writeFileSync(values.json, JSON.stringify(rows, null, 2));

@@ -10,7 +10,7 @@
  * judged on the sentence that asks (support.ts askingPart), not on how it says to answer. An LLM judges the passages' relevance itself, so online the
  * third rule is skipped and the model may still refuse in words (reported as `model_refused`).
  */
-import { MIN_SUPPORT, supportVerdict } from '../../ai/offline/support';
+import { supportVerdict } from '../../ai/offline/support';
 import type { AnswerPassage } from '../../ai/prompts';
 import type { Retrieval } from './retrieve';
 
@@ -46,7 +46,7 @@ export function decideAnswerGate(input: { question: string; retrieval: Retrieval
   const scores = {
     confident: retrieval.confident,
     support: Number(verdict.bestSupport.toFixed(4)),
-    minSupport: MIN_SUPPORT,
+    minSupport: verdict.minSupport,
     fullCoverage: verdict.fullCoverage,
     namedCoverage: verdict.namedCoverage,
   };
