@@ -97,7 +97,7 @@ export function detectLanguage(text: string): Language | null {
 /** How close to franc's best score the script's main language must be to be chosen instead. */
 const MAIN_LANGUAGE_TIE = 0.02;
 
-/** Reads a list of texts (a document's chunks) as one sample: its first, middle and last texts. */
+/** Reads a list of texts (a document's chunks) as one sample: its first two, middle and last two. */
 export function detectLanguageOf(texts: readonly string[]): Language | null {
   if (texts.length <= 3) return detectLanguage(texts.join('\n'));
   const at = (i: number) => texts[Math.min(texts.length - 1, Math.max(0, i))]!.slice(0, SAMPLE_CHARS);
