@@ -19,6 +19,10 @@ const PIECE_CHARS = 2000;
 // eslint-disable-next-line no-control-regex
 const ASCII = /^[\x00-\x7f]*$/;
 export const isAscii = (text: string) => ASCII.test(text);
+// eslint-disable-next-line no-control-regex
+const NON_ASCII_WORDISH = /(?![\x00-\x7f])[\p{L}\p{M}\p{N}]/u;
+// eslint-disable-next-line no-control-regex
+const NON_ASCII_ALL = /[^\x00-\x7f]/g;
 
 /**
  * [start, end) pieces of at most `max` characters, each cut after white space where there is some in
@@ -76,6 +80,12 @@ export function searchText(text: string): string {
     const piece = text.slice(from, to);
     if (isAscii(piece)) {
       out += piece;
+      continue;
+    }
+    // Only punctuation and symbols beyond ASCII (curly quotes, dashes, bullets): no word boundary
+    // for ICU to find, so each such character becomes a space, as its segment would.
+    if (!NON_ASCII_WORDISH.test(piece)) {
+      out += piece.replace(/[’‘]/g, "'").replace(NON_ASCII_ALL, ' ');
       continue;
     }
     let previousWord = false;
