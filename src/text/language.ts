@@ -90,8 +90,27 @@ export function detectLanguage(text: string): Language | null {
   // paragraph scored Catalan 1, English 0.9994; a Russian sentence Bulgarian): the script's main
   // language, the most common in documents, wins a near tie.
   const main = dominantScript(sample).language ?? 'en';
+  // A short text's trigrams say little ("New employees get 25 days of paid leave per year." scored
+  // French first): its function words choose among franc's first guesses and the main language.
+  if (sample.length < SHORT_TEXT_CHARS) return byFunctionWords(sample, [main, ...scores.slice(0, 3).map(([code]) => toLanguage(code))]);
   const mainScore = scores.find(([code]) => toLanguage(code) === main)?.[1] ?? 0;
   return mainScore >= top - MAIN_LANGUAGE_TIE ? main : toLanguage(best);
+}
+
+/** Below this many characters a text's language is read from its function words. */
+const SHORT_TEXT_CHARS = 300;
+
+/** The candidate whose function words the text uses most; the first on a tie. */
+function byFunctionWords(text: string, candidates: readonly Language[]): Language {
+  const words = wordSegments(text).map((w) => text.slice(w.start, w.end).toLowerCase());
+  const uses = (l: Language) => words.filter((w) => stopwordsFor(l).has(w)).length;
+  let best = candidates[0]!;
+  let most = uses(best);
+  for (const l of candidates.slice(1)) {
+    const n = uses(l);
+    if (n > most) [best, most] = [l, n];
+  }
+  return best;
 }
 
 /** How close to franc's best score the script's main language must be to be chosen instead. */
@@ -156,15 +175,7 @@ export function questionLanguage(question: string, known: ReadonlyArray<{ langua
     .filter((l) => scriptOf(l) === script || (script === 'Han' && l === 'ja' && !known.some((k) => k.language === 'zh')));
   if (candidates.length === 0) return language ?? 'en';
   if (candidates.length === 1) return candidates[0]!;
-  const words = wordSegments(question).map((w) => question.slice(w.start, w.end).toLowerCase());
-  const uses = (l: Language) => words.filter((w) => stopwordsFor(l).has(w)).length;
-  let best = candidates[0]!;
-  let most = uses(best);
-  for (const l of candidates.slice(1)) {
-    const n = uses(l);
-    if (n > most) [best, most] = [l, n];
-  }
-  return best;
+  return byFunctionWords(question, candidates);
 }
 
 /** Characters of an answer's passages that detection reads. */
@@ -183,9 +194,7 @@ export function answerLanguage(question: string, passages: readonly string[]): L
   const passage = first ? chunkLanguage(first, 'en') : null;
   if (!passage || !(scriptOf(passage) === script || (script === 'Han' && passage === 'ja'))) return language ?? 'en';
   if (passage === 'en' || script !== 'Latin') return passage;
-  const words = wordSegments(question).map((w) => question.slice(w.start, w.end).toLowerCase());
-  const uses = (l: Language) => words.filter((w) => stopwordsFor(l).has(w)).length;
-  return uses('en') > uses(passage) ? 'en' : passage;
+  return byFunctionWords(question, [passage, 'en']);
 }
 
 /** Languages written without spaces between words, whose word boundaries come from a dictionary (ICU's). */

@@ -45,3 +45,10 @@ describe('language detection', () => {
     expect(searchConfig(null)).toBe('english');
   });
 });
+
+describe('short texts', () => {
+  it('reads a one-line document by its function words, not trigrams alone', () => {
+    expect(detectLanguage('New employees get 25 days of paid leave per year.')).toBe('en');
+    expect(detectLanguage('Neue Mitarbeiter bekommen 25 Tage bezahlten Urlaub im Jahr.')).toBe('de');
+  });
+});
