@@ -9,8 +9,9 @@
  * keyword after a dictionary starts a stream (an object hidden inside another stream's data is
  * counted too), filter names may be abbreviated ("/Fl") or #-escaped ("/Fl#61teDecode"), and a
  * stream runs to whichever is later of its /Length and its first `endstream`. A filter given by
- * reference to an object that cannot be read without parsing (one in a compressed object stream)
- * cannot be checked, and the document is refused.
+ * reference is read from the object, written out in the file or stored in a compressed object
+ * stream (decoded for the purpose, within OBJECT_STREAM_BUDGET); one that cannot be read either
+ * way cannot be checked, and the document is refused.
  */
 import { inflateWithin } from './inflated-size';
 import { decodeAscii85, decodeAsciiHex, decodeLzw, decodeRunLength, type Decoded } from './pdf-filters';
@@ -56,7 +57,20 @@ const FILTERS: Record<string, Filter> = {
   A85: 'ascii85',
 };
 
-type PdfStream = { data: Buffer; filters: Filter[] | 'unreadable'; earlyChange?: number };
+type PdfStream = {
+  data: Buffer;
+  filters: Filter[] | 'unreadable';
+  earlyChange?: number;
+  /** A compressed object stream's /N (objects held) and /First (offset of the first, in the decoded data). */
+  objectStream?: { n: number; first: number };
+};
+
+/**
+ * Decoded object streams are kept while their objects are indexed: at most this many bytes in all.
+ * Real files' object streams hold dictionaries, a few hundred KB at most; past the budget a filter
+ * reference into them stays unread and the document is refused as before.
+ */
+const OBJECT_STREAM_BUDGET = 64 * MB;
 
 const STREAM_RE = /stream(?:\r\n|\n|\r)/g;
 const END_STREAM = Buffer.from('endstream');
@@ -92,13 +106,23 @@ function firstAtOrAfter(positions: number[], from: number): number {
 
 const unescapeName = (name: string) => name.replace(/#([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 
-/** Where each object written out in the file starts (not those inside compressed object streams). */
+/**
+ * Where each object written out in the file starts, and the objects of compressed object streams
+ * when they were decoded (`compressed`: object number -> its text; such objects have generation 0).
+ */
 class ObjectIndex {
   private offsets?: Map<string, number>;
-  constructor(private readonly text: string) {}
+  constructor(
+    private readonly text: string,
+    private readonly compressed?: ReadonlyMap<number, string>,
+  ) {}
 
   /** The text after `num gen obj`: the start of its value. */
   value(num: string, gen: string): string | undefined {
+    return this.written(num, gen) ?? (Number(gen) === 0 ? this.compressed?.get(Number(num)) : undefined);
+  }
+
+  private written(num: string, gen: string): string | undefined {
     if (!this.offsets) {
       this.offsets = new Map();
       for (const m of this.text.matchAll(/(?<![0-9])(\d+)\s+(\d+)\s+obj\b\s*/g)) {
@@ -150,9 +174,9 @@ const isWhite = (c: string | undefined) => c === ' ' || c === '\n' || c === '\r'
  * "endstream") would be read again for each, so past four times the file's size the scan stops
  * and says so ('overlapping').
  */
-function* pdfStreams(pdf: Buffer): Generator<PdfStream | 'overlapping'> {
+function* pdfStreams(pdf: Buffer, compressed?: ReadonlyMap<number, string>): Generator<PdfStream | 'overlapping'> {
   const text = pdf.toString('latin1');
-  const objects = new ObjectIndex(text);
+  const objects = new ObjectIndex(text, compressed);
   const ends = [...text.matchAll(/endstream/g)].map((m) => m.index);
   const maxScanned = 4 * pdf.length + 1024 * 1024;
   let scanned = 0;
@@ -173,8 +197,45 @@ function* pdfStreams(pdf: Buffer): Generator<PdfStream | 'overlapping'> {
     if (filters !== 'unreadable' && filters.length > 0) scanned += dataEnd - dataStart;
     if (scanned > maxScanned) return void (yield 'overlapping');
     const early = /\/EarlyChange\s+(\d)/.exec(dictionary);
-    yield { data: pdf.subarray(dataStart, dataEnd), filters, earlyChange: early ? Number(early[1]) : undefined };
+    const objectStream = /\/Type\s*\/ObjStm\b/.test(dictionary) ? objectStreamLayout(dictionary) : undefined;
+    yield { data: pdf.subarray(dataStart, dataEnd), filters, earlyChange: early ? Number(early[1]) : undefined, ...(objectStream ? { objectStream } : {}) };
   }
+}
+
+function objectStreamLayout(dictionary: string): { n: number; first: number } | undefined {
+  const n = /\/N\s+(\d+)/.exec(dictionary);
+  const first = /\/First\s+(\d+)/.exec(dictionary);
+  return n && first ? { n: Number(n[1]), first: Number(first[1]) } : undefined;
+}
+
+/**
+ * The objects of the file's compressed object streams, by number: each stream decoded through its
+ * filter chain, its header of `number offset` pairs read, each object's text cut out (its first
+ * 4,096 characters, as for written objects). Stops adding streams past OBJECT_STREAM_BUDGET.
+ */
+async function compressedObjects(pdf: Buffer, limits: PdfInflationLimits): Promise<Map<number, string>> {
+  const objects = new Map<number, string>();
+  let kept = 0;
+  for (const stream of pdfStreams(pdf)) {
+    if (stream === 'overlapping') break;
+    if (!stream.objectStream || stream.filters === 'unreadable') continue;
+    let bytes: Uint8Array = stream.data;
+    for (const filter of stream.filters) {
+      const out = await decode(filter, bytes, Math.min(limits.maxStreamBytes, OBJECT_STREAM_BUDGET - kept), true, stream.earlyChange);
+      if (out === 'too_large') return objects;
+      bytes = out.bytes!;
+    }
+    kept += bytes.length;
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+    const { n, first } = stream.objectStream;
+    const header = [...text.slice(0, first).matchAll(/\d+/g)].map((m) => Number(m[0]));
+    for (let i = 0; i < n && 2 * i + 1 < header.length; i++) {
+      const start = first + header[2 * i + 1]!;
+      const end = 2 * i + 3 < header.length ? first + header[2 * i + 3]! : text.length;
+      if (!objects.has(header[2 * i]!)) objects.set(header[2 * i]!, text.slice(start, Math.min(end, start + 4096)).trim());
+    }
+  }
+  return objects;
 }
 
 async function decode(filter: Filter, data: Uint8Array, budget: number, keep: boolean, earlyChange?: number): Promise<Decoded> {
@@ -200,9 +261,16 @@ async function decode(filter: Filter, data: Uint8Array, budget: number, keep: bo
 
 export async function checkPdfInflation(bytes: Uint8Array, limits: PdfInflationLimits = pdfInflationLimits(bytes.length)): Promise<PdfInflationCheck> {
   const pdf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const check = await countInflation(pdf, limits);
+  // A filter given by reference may be an object of a compressed object stream: read them and look again.
+  if (!check.ok && check.reason === 'unreadable_filter') return countInflation(pdf, limits, await compressedObjects(pdf, limits));
+  return check;
+}
+
+async function countInflation(pdf: Buffer, limits: PdfInflationLimits, compressed?: ReadonlyMap<number, string>): Promise<PdfInflationCheck> {
   let total = 0;
   let streams = 0;
-  for (const stream of pdfStreams(pdf)) {
+  for (const stream of pdfStreams(pdf, compressed)) {
     if (stream === 'overlapping') return { ok: false, reason: 'overlapping_streams' };
     if (stream.filters === 'unreadable') return { ok: false, reason: 'unreadable_filter' };
     let input: Uint8Array = stream.data;

@@ -214,6 +214,33 @@ describe('PDF stream bombs', () => {
     expect(await checkPdfInflation(Buffer.from(`%PDF-1.4\n${body}`))).toEqual({ ok: false, reason: 'overlapping_streams' });
   });
 
+  // Acrobat writes image dictionaries whose /Filter is an object stored in a compressed object
+  // stream: a government report of 2.3 MB was refused as damaged until those objects were read.
+  it('reads a filter stored in a compressed object stream, and finds a bomb hidden behind one', async () => {
+    const objectStream = (objects: Record<number, string>) => {
+      const bodies = Object.values(objects);
+      let offset = 0;
+      const header = Object.keys(objects)
+        .map((num, i) => {
+          const pair = `${num} ${offset}`;
+          offset += bodies[i]!.length + 1;
+          return pair;
+        })
+        .join(' ');
+      const data = deflateSync(Buffer.from(`${header}\n${bodies.join('\n')}`));
+      return Buffer.concat([Buffer.from(`7 0 obj\n<< /Type /ObjStm /N ${bodies.length} /First ${header.length + 1} /Length ${data.length} /Filter /FlateDecode >>\nstream\n`), data, Buffer.from('\nendstream\nendobj\n')]);
+    };
+    const image = (filterRef: string, data: Buffer) =>
+      Buffer.concat([Buffer.from(`5 0 obj\n<< /Type /XObject /Subtype /Image /BitsPerComponent 8 /Filter ${filterRef} /Length ${data.length} >>\nstream\n`), data, Buffer.from('\nendstream\nendobj\n')]);
+    const limits = { maxStreamBytes: 128 * MB, maxTotalBytes: 1024 * MB };
+    const ordinary = Buffer.concat([Buffer.from('%PDF-1.5\n'), objectStream({ 8: '<< /Kind /Other >>', 9: '/FlateDecode' }), image('9 0 R', deflateSync(Buffer.alloc(4096, 0x80)))]);
+    expect(await checkPdfInflation(ordinary, limits)).toMatchObject({ ok: true, streams: 2 });
+    const bomb = Buffer.concat([Buffer.from('%PDF-1.5\n'), objectStream({ 9: '/LZWDecode' }), image('9 0 R', lzwBomb(200, Buffer.alloc(0)))]);
+    expect(await checkPdfInflation(bomb, limits)).toEqual({ ok: false, reason: 'stream_too_large' });
+    const report = readFileSync(path.resolve(import.meta.dirname, '../../../shared/data/us-fed-reports/2015-annual-performance-report.pdf'));
+    expect(await checkPdfInflation(report)).toMatchObject({ ok: true });
+  });
+
   it('refuses a stream whose filter is an object it cannot read before parsing', async () => {
     const pdf = pdfWithContentStreams([{ filter: '9 0 R', data: deflateSync(textContent('Hello')) }]);
     expect(await checkPdfInflation(pdf)).toEqual({ ok: false, reason: 'unreadable_filter' });
