@@ -10,15 +10,20 @@
  *    next to a page-level BM25 peer (MiniSearch over the same pages' text, in process).
  * 2. FinanceBench's sample (bench/lib/financebench.ts, ../shared/data/financebench, read at bench time
  *    and never copied): 41 filings of 15 companies in one KB, uploaded once under their real names
- *    and once under opaque names (the SHA-1 of the file), its 68 questions asked with top_k 5:
+ *    and once under opaque names (the SHA-1 of the file), its 68 questions asked with top_k 5 through
+ *    the answer stream every transport sends (the SSE `citations` event is what counts as retrieved,
+ *    `done.refused` as a refusal; retrieve()'s own ranking is printed beside it):
  *    right filing first / in the top 5, evidence page among the top 5 passages, the answer cites
  *    the right filing, the gold figure is in the answer, refused; for the tuning half of the
- *    companies, the held-out half, and all. Not part of the off-topic KBs below.
+ *    companies, the held-out half, and all. Not part of the off-topic KBs below. Then the OpenAI
+ *    path against the local fake (test/fakes/openai-server.ts, which records each prompt): how often
+ *    the evidence page is inside the prompt the model is sent, and the prompt's size.
  * 3. Off-topic questions (bench/lib/off-topic.ts: subjects a corpus does not hold) against a KB
  *    of every shared corpus (earnings calls, SQuAD's paragraphs, the PCRE2 site crawled from
  *    loopback, the documents of ../shared/data/docs): the share answered instead of refused.
  *
- * 4. `fed` (not in the default corpora): our federal-reports set (fedReports below).
+ * 4. `fed` (not in the default corpora): our federal-reports set (fedReports below): its 40
+ *    questions through the answer stream, and its six three-turn conversations through chat.
  *
  *   npm run bench -- reports [--db postgres|embedded] [--corpora earnings,financebench,squad,site,docs,fed] [--verbose]
  *                            [--names real,opaque] [--companies 3M,Nike]
@@ -31,7 +36,6 @@
  * parsing, chunking, identity, embedding or the schema misses the snapshot and ingests afresh. E.g.
  *   npm run bench -- reports --corpora financebench --names real --reuse      (first run ingests, ~10 min;
  *                                                                             later runs ~1-2 min)
- * `--retrieval-only` skips FinanceBench's answers (their measures then read 0): for ranking experiments.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -48,6 +52,10 @@ import { ingestUpload } from '../src/services/documents/ingest-upload';
 import { ingestUrl } from '../src/services/documents/ingest-url';
 import { createKb } from '../src/services/kbs/create-kb';
 import { createOrg } from '../src/services/orgs/create-org';
+import { startChat } from '../src/services/chat/send-chat-message';
+import { createModelRegistry } from '../src/ai/providers';
+import { answerStream } from '../src/services/rag/answer-stream';
+import { startFakeOpenAI } from '../test/fakes/openai-server';
 import { answerPassages, collectAnswer } from '../src/services/rag/answer-stream';
 import type { DumpedQuestion } from './lib/reports-dump';
 import { writeFileSync } from 'node:fs';
@@ -58,7 +66,6 @@ import { openBenchRuntime, type BenchDb } from './lib/bench-runtime';
 import { OFF_TOPIC, OFF_TOPIC_HELD_OUT } from './lib/off-topic';
 import { containsFigure, goldFigures, loadFinanceBench, type FinanceQuestion } from './lib/financebench';
 import { loadFedReports, statesGold } from './lib/fed-reports';
-import { NOT_FOUND_ANSWER } from '../src/ai/prompts';
 import { everyKth, loadSquad } from './lib/squad';
 import { defaultKbCacheDir, kbCacheKey, restoreKb, saveKb } from './lib/kb-cache';
 
@@ -79,8 +86,6 @@ const { values } = parseArgs({
     // Reuse KBs ingested by an earlier run with the same files and ingestion code (bench/lib/kb-cache.ts).
     reuse: { type: 'boolean', default: false },
     'kb-cache': { type: 'string' },
-    // FinanceBench: retrieval measures only (no answers: cites, figure and refused read 0).
-    'retrieval-only': { type: 'boolean', default: false },
   },
 });
 const corpora = new Set(values.corpora.split(','));
@@ -161,7 +166,22 @@ async function financeBench(ctx: ServiceContext, naming: 'real' | 'opaque') {
   const { kb, docName } = await uploadAll(ctx, `financebench (${naming} names)`, files);
   const wantOf = new Map(files.map((f) => [f.filename, f.docName]));
   const filingOf = (docId: string) => wantOf.get(docName.get(docId) ?? '') ?? '';
-  type Row = { q: FinanceQuestion; first: boolean; top5: boolean; page: boolean; cites: boolean; figure: boolean | null; refused: boolean; peerTop5: boolean; peerFirst: boolean };
+  type Row = {
+    q: FinanceQuestion;
+    /** What a client sees: the SSE `citations` event (the stream's `sources`) and `done.refused`. */
+    first: boolean;
+    top5: boolean;
+    page: boolean;
+    /** What retrieve() returns, read directly (the ranking the answer path starts from). */
+    retrieveFirst: boolean;
+    retrieveTop5: boolean;
+    retrievePage: boolean;
+    cites: boolean;
+    figure: boolean | null;
+    refused: boolean;
+    peerTop5: boolean;
+    peerFirst: boolean;
+  };
   const rows: Row[] = [];
   // The peer: BM25 over whole pages, as in the earnings-call section.
   const chunkRows = await rt.deps.db.selectFrom('chunks').select(['document_id', 'page', 'text']).where('kb_id', '=', kb.id).orderBy('document_id').orderBy('position').execute();
@@ -174,21 +194,47 @@ async function financeBench(ctx: ServiceContext, naming: 'real' | 'opaque') {
   }
   const mini = new MiniSearch<{ id: string; filing: string; text: string }>({ fields: ['text'], storeFields: ['filing'] });
   mini.addAll([...pages.values()]);
+  const evidenceIn = (q: FinanceQuestion, passages: Array<{ doc_id: string; page: number | null }>) =>
+    passages.some((c) => filingOf(c.doc_id) === q.docName && c.page !== null && q.evidencePages.includes(c.page));
+  // The OpenAI path, against the local fake (which records each request): the passages the model
+  // is sent are read back from the recorded prompt's source lines.
+  const fake = await startFakeOpenAI({ reply: () => 'The figure is in the passages [1].' });
+  const llm = { models: createModelRegistry({ openai: { apiKey: 'sk-test-groundwork', baseURL: fake.url } }) };
+  const prompts: Array<{ evidence: boolean; tokens: number }> = [];
   for (const q of questions) {
-    const { chunks } = await retrieve(rt.deps, kb, q.question, { topK: 5 });
+    const retrieval = await retrieve(rt.deps, kb, q.question, { topK: 5 });
+    const { chunks } = retrieval;
     const got = chunks.map((c) => filingOf(c.doc_id));
+    const before = fake.requests.length;
+    for await (const e of answerStream(llm, { question: q.question, retrieval })) void e;
+    const sentPrompt = fake.requests.slice(before).find((r) => r.endpoint === 'chat.completions');
+    const promptText = sentPrompt?.messages.map((m) => m.content).join('\n') ?? '';
+    const wantFile = files.find((f) => f.docName === q.docName)?.filename ?? '';
+    // Each passage opens with "[n] (source: FILE, “title”, page N, heading)".
+    const pagesInPrompt = promptText
+      .split('\n')
+      .filter((line) => line.startsWith(`[`) && line.includes(`(source: ${wantFile},`))
+      .map((line) => Number(/, page (\d+)/.exec(line)?.[1] ?? NaN));
+    prompts.push({ evidence: pagesInPrompt.some((p) => q.evidencePages.includes(p)), tokens: Math.ceil(promptText.length / 4) });
     const peer = mini.search(q.question).slice(0, 5).map((h) => h.filing as string);
     await dump(kb, null, { kind: 'answerable', corpus: `financebench-${naming}`, question: q.question, want: q.docName });
-    const { answer, citations } = values['retrieval-only']
-      ? { answer: '', citations: [] }
-      : await collectAnswer(await startSearch(ctx, { kb_id: kb.id, query: q.question, top_k: 5 }));
-    const refused = !values['retrieval-only'] && answer.trim().startsWith(NOT_FOUND_ANSWER.slice(0, 30));
+    let sources: Array<{ doc_id: string; page: number | null }> = [];
+    let done = { answer: '', citations: [] as Array<{ doc_id: string }>, refused: false };
+    for await (const e of await startSearch(ctx, { kb_id: kb.id, query: q.question, top_k: 5 })) {
+      if (e.type === 'sources') sources = e.citations;
+      if (e.type === 'done') done = e;
+    }
+    const sent = sources.map((c) => filingOf(c.doc_id));
+    const { answer, citations, refused } = done;
     const gold = goldFigures(q.answer);
     const row: Row = {
       q,
-      first: got[0] === q.docName,
-      top5: got.includes(q.docName),
-      page: chunks.some((c) => filingOf(c.doc_id) === q.docName && c.page !== null && q.evidencePages.includes(c.page)),
+      first: sent[0] === q.docName,
+      top5: sent.includes(q.docName),
+      page: evidenceIn(q, sources),
+      retrieveFirst: got[0] === q.docName,
+      retrieveTop5: got.includes(q.docName),
+      retrievePage: evidenceIn(q, chunks),
       cites: !refused && citations.some((c) => filingOf(c.doc_id) === q.docName),
       figure: gold.length === 0 ? null : !refused && containsFigure(answer, gold),
       refused,
@@ -198,7 +244,7 @@ async function financeBench(ctx: ServiceContext, naming: 'real' | 'opaque') {
     rows.push(row);
     if (values.verbose) {
       console.log(
-        `${q.id} [${q.half}] want ${q.docName} p${q.evidencePages.join(',')} got ${chunks.map((c) => `${filingOf(c.doc_id)}:p${c.page}`).join(' ')}` +
+        `${q.id} [${q.half}] want ${q.docName} p${q.evidencePages.join(',')} sent ${sources.map((c) => `${filingOf(c.doc_id)}:p${c.page}`).join(' ')}` +
           ` ${refused ? 'REFUSED' : row.cites ? 'cites' : 'cites-other'}${row.figure === null ? '' : row.figure ? ' figure' : ' no-figure'}\n  Q: ${q.question}\n  A: ${answer.slice(0, 300)}`,
       );
     }
@@ -207,15 +253,23 @@ async function financeBench(ctx: ServiceContext, naming: 'real' | 'opaque') {
     const n = subset.length;
     const withFigure = subset.filter((r) => r.figure !== null);
     return {
-      'right filing first': ratio(subset.filter((r) => r.first).length, n),
-      'right filing in top 5': ratio(subset.filter((r) => r.top5).length, n),
-      'evidence page in top 5 passages': ratio(subset.filter((r) => r.page).length, n),
+      'right filing first (API)': ratio(subset.filter((r) => r.first).length, n),
+      'right filing in top 5 (API)': ratio(subset.filter((r) => r.top5).length, n),
+      'evidence page among the 5 passages (API)': ratio(subset.filter((r) => r.page).length, n),
+      'retrieve(): first / top 5 / evidence page': `${ratio(subset.filter((r) => r.retrieveFirst).length, n)} / ${ratio(subset.filter((r) => r.retrieveTop5).length, n)} / ${ratio(subset.filter((r) => r.retrievePage).length, n)}`,
       'answer cites the right filing': ratio(subset.filter((r) => r.cites).length, n),
       'gold figure in the answer': `${withFigure.filter((r) => r.figure).length} / ${withFigure.length}`,
       refused: `${subset.filter((r) => r.refused).length} / ${n}`,
+      'refused, right filing sent': `${subset.filter((r) => r.refused && r.top5).length} / ${subset.filter((r) => r.top5).length}`,
       'page BM25 peer: first / top 5': `${ratio(subset.filter((r) => r.peerFirst).length, n)} / ${ratio(subset.filter((r) => r.peerTop5).length, n)}`,
     };
   };
+  await fake.close();
+  const tokens = prompts.map((p) => p.tokens).sort((a, b) => a - b);
+  console.log(
+    `OpenAI path (local fake, prompt recorded): evidence page inside the prompt ${ratio(prompts.filter((p) => p.evidence).length, prompts.length)}, ` +
+      `prompt tokens (characters / 4) median ${tokens[Math.floor(tokens.length / 2)]}, max ${tokens.at(-1)}`,
+  );
   const table: Record<string, Record<string, string>> = {};
   const cols = { tuning: column(rows.filter((r) => r.q.half === 'tuning')), 'held-out': column(rows.filter((r) => r.q.half === 'held-out')), all: column(rows) };
   for (const [half, col] of Object.entries(cols)) for (const [metric, v] of Object.entries(col)) (table[metric] ??= {})[`${half} (${rows.filter((r) => half === 'all' || r.q.half === half).length})`] = v;
@@ -229,7 +283,7 @@ async function financeBench(ctx: ServiceContext, naming: 'real' | 'opaque') {
  * first (the SSE `citations` event), refused = `done.refused`, as a client sees them.
  */
 async function fedReports(ctx: ServiceContext) {
-  const { files, questions } = loadFedReports(DATA);
+  const { files, questions, conversations } = loadFedReports(DATA);
   const { kb, docName } = await uploadAll(ctx, 'federal reports', files);
   const rows: Array<{ answerable: boolean; first: boolean; top5: boolean; page: boolean; states: boolean; refused: boolean }> = [];
   for (const q of questions) {
@@ -265,6 +319,35 @@ async function fedReports(ctx: ServiceContext) {
     'answerable refused': `${answerable.filter((r) => r.refused).length} / ${n}`,
     'answerable refused, right report retrieved': `${answerable.filter((r) => r.refused && r.top5).length} / ${answerable.filter((r) => r.top5).length}`,
     'unanswerable refused': `${unanswerable.filter((r) => r.refused).length} / ${unanswerable.length}`,
+  });
+
+  // The three-turn conversations, through the chat service every transport uses (memory, condensed
+  // follow-ups): a turn is right when it is answered and states its gold fact, or refused when it is
+  // unanswerable.
+  const turns: Array<{ right: boolean; followUp: boolean; file: boolean }> = [];
+  for (const c of conversations) {
+    let sessionId: string | undefined;
+    for (const [i, t] of c.turns.entries()) {
+      let sources: Array<{ doc_id: string }> = [];
+      let answer = '';
+      let refused = false;
+      let query = '';
+      for await (const e of await startChat(ctx, { kb_id: kb.id, message: t.question, top_k: 5, ...(sessionId ? { session_id: sessionId } : {}) })) {
+        if (e.type === 'session') ({ session_id: sessionId, query } = e);
+        if (e.type === 'sources') sources = e.citations;
+        if (e.type === 'done') ({ answer, refused } = e);
+      }
+      const right = t.answerable ? !refused && statesGold(answer, t) : refused;
+      turns.push({ right, followUp: i > 0, file: t.file !== null && sources.some((s) => docName.get(s.doc_id) === t.file) });
+      if (values.verbose) console.log(`${c.id}#${i + 1} ${right ? 'RIGHT' : 'wrong'}${refused ? ' REFUSED' : ''}\n  Q: ${t.question}\n  asked: ${query}\n  A: ${answer.slice(0, 300)}`);
+    }
+  }
+  const followUps = turns.filter((t) => t.followUp);
+  console.log(`\nFederal reports, ${conversations.length} three-turn conversations (chat with memory, top_k 5)`);
+  console.table({
+    'turns right': `${turns.filter((t) => t.right).length} / ${turns.length}`,
+    'follow-up turns right': `${followUps.filter((t) => t.right).length} / ${followUps.length}`,
+    'turns whose report is among the passages': `${turns.filter((t) => t.file).length} / ${turns.length}`,
   });
 }
 

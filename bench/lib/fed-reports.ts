@@ -20,21 +20,30 @@ export type FedQuestion = {
 
 const SET = path.resolve(import.meta.dirname, '../sets/us-fed-reports');
 
-export function loadFedReports(dataDir: string): { files: Array<{ filename: string; bytes: Buffer }>; questions: FedQuestion[] } {
+export type FedTurn = Omit<FedQuestion, 'id' | 'kind'>;
+export type FedConversation = { id: string; turns: FedTurn[] };
+
+const readJsonl = <T>(file: string): T[] =>
+  readFileSync(path.join(SET, file), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as T);
+
+export function loadFedReports(dataDir: string): {
+  files: Array<{ filename: string; bytes: Buffer }>;
+  questions: FedQuestion[];
+  conversations: FedConversation[];
+} {
   const dir = path.join(dataDir, 'us-fed-reports');
   const files = readdirSync(dir)
     .filter((f) => f.endsWith('.pdf'))
     .sort()
     .map((filename) => ({ filename, bytes: readFileSync(path.join(dir, filename)) }));
-  const questions = readFileSync(path.join(SET, 'questions.jsonl'), 'utf8')
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as FedQuestion);
-  return { files, questions };
+  return { files, questions: readJsonl<FedQuestion>('questions.jsonl'), conversations: readJsonl<FedConversation>('conversations.jsonl') };
 }
 
 /** Case, spaces, thousands separators and "percent"/"%" folded: "92 percent" states "92%". */
 const fold = (s: string) => s.toLowerCase().replace(/\bpercent\b/g, '%').replace(/(\d),(?=\d{3}\b)/g, '$1').replace(/\s+/g, '');
 
 /** Whether an answer holds one of the question's accept strings. */
-export const statesGold = (answer: string, q: FedQuestion) => q.accept.some((a) => fold(answer).includes(fold(a)));
+export const statesGold = (answer: string, q: Pick<FedQuestion, 'accept'>) => q.accept.some((a) => fold(answer).includes(fold(a)));

@@ -5,9 +5,9 @@
  * that order, so the refusal gate and the answer do not change.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerPassages, collectAnswer } from '../../src/services/rag/answer-stream';
+import { collectAnswer } from '../../src/services/rag/answer-stream';
 import { documentPassages, figurePageBonuses, withinChosenDocument, asksForFigures, onePassagePerPageFirst, isIndexPage } from '../../src/services/rag/figure-pages';
-import { answerChunks, retrieve } from '../../src/services/rag/retrieve';
+import { retrieve } from '../../src/services/rag/retrieve';
 import { startSearch } from '../../src/services/rag/search';
 import { createContext } from '../../src/context';
 import type { DocumentId, KbId } from '../../src/ids';
@@ -121,7 +121,7 @@ async function pdfKb(name: string, files: Record<string, Buffer>) {
 }
 
 describe('a question for an amount in a named document', () => {
-  it('shows the page of figures among the top passages only with the figure-page order, and answers as without it', async () => {
+  it('shows the page of figures among the top passages only with the figure-page order, and answers from them', async () => {
     // Prose pages repeat the question's words (Zurich included); the amounts stand only in the table.
     const prosePage = (topic: string) => [
       `Meal allowance and ${topic}.`,
@@ -165,22 +165,17 @@ describe('a question for an amount in a named document', () => {
     const tablePage = 7;
     // Without the order, the prose pages that repeat the question's words fill the top 3.
     expect(off.chunks.map((c) => c.page)).not.toContain(tablePage);
-    expect(off.answerFrom).toBeUndefined();
     expect(on.chunks.map((c) => c.page)).toContain(tablePage);
     expect(on.chunks.every((c) => c.filename === 'policy-a.pdf')).toBe(true);
     // Scores stay in order down the list.
     const scores = on.chunks.map((c) => c.score);
     expect([...scores].sort((a, b) => b - a)).toEqual(scores);
-    // The answer reads what it read without the order: the same passages, so the same answer.
-    expect(answerChunks(on).map((c) => c.chunk_id)).toEqual(off.chunks.map((c) => c.chunk_id));
-    expect(answerPassages(on)).toEqual(answerPassages(off));
-
+    // The answer reads what retrieval shows: its citations are among those passages.
     const orgRow = await t.deps.db.selectFrom('organizations').selectAll().where('id', '=', org.id).executeTakeFirstOrThrow();
     const ctx = createContext(t.deps, orgRow, { requestId: 'figure-pages' });
     const done = await collectAnswer(await startSearch(ctx, { kb_id: kbId, query: question, top_k: 3 }));
-    const read = new Set(answerChunks(on).map((c) => c.chunk_id as string));
-    // Citations point at passages the answer read, all of them retrieved.
-    for (const c of [...done.citations, ...done.closest]) expect(on.chunks.some((x) => x.chunk_id === c.chunk_id) || read.has(c.chunk_id)).toBe(true);
+    const read = new Set(on.chunks.map((c) => c.chunk_id as string));
+    for (const c of [...done.citations, ...done.closest]) expect(read.has(c.chunk_id)).toBe(true);
     for (const c of done.citations) expect(read.has(c.chunk_id)).toBe(true);
   });
 });
@@ -235,7 +230,7 @@ describe('the small numbers of a page, read by the database', () => {
 });
 
 describe('a long page that matches a question not asking for figures', () => {
-  it('shows each page once before any page twice, over every document, and answers from the ranking as it was', async () => {
+  it('shows each page once before any page twice, over every document', async () => {
     const longPage = Array.from({ length: 28 }, (_, j) =>
       j % 2 === 0
         ? `Travel approval is given by the line manager before booking, rule ${j + 1} of the approval policy.`
@@ -257,8 +252,5 @@ describe('a long page that matches a question not asking for figures', () => {
     expect(new Set(places).size).toBe(4);
     const scores = retrieval.chunks.map((c) => c.score);
     expect([...scores].sort((a, b) => b - a)).toEqual(scores);
-    // What the answer reads is the ranking itself, where the long page's passages come first.
-    const read = answerChunks(retrieval).map((c) => `${c.filename}:${c.page}`);
-    expect(new Set(read).size).toBeLessThan(4);
   });
 });

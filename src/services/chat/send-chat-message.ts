@@ -13,7 +13,7 @@ import { parseInput } from '../../validation';
 import { requireKb } from '../kbs/require-kb';
 import { answerStream, responseCitations, type AnswerEvent } from '../rag/answer-stream';
 import { withOrgShare } from '../org-share';
-import { answerChunks, retrieve } from '../rag/retrieve';
+import { retrieve } from '../rag/retrieve';
 import { answerSupport, appendExchange, loadHistory, openSession } from './sessions';
 
 export const MAX_MESSAGE_CHARS = 4000;
@@ -48,7 +48,7 @@ export async function startChat(
   const query = await condenseQuestion({ model: ctx.models.condenseModel, history, followUp: input.message, abortSignal: signal });
   const retrieval = await withOrgShare(ctx, () => retrieve(ctx, kb, query, { topK: input.top_k }));
 
-  const similarity = new Map(answerChunks(retrieval).map((c) => [String(c.chunk_id), c.dense]));
+  const similarity = new Map([...retrieval.chunks, ...(retrieval.ranked ?? [])].map((c) => [String(c.chunk_id), c.dense]));
 
   async function* run(): AsyncGenerator<ChatEvent> {
     yield { type: 'session', session_id: session.id, query };

@@ -7,12 +7,13 @@
 import { streamText } from 'ai';
 import type { AppDeps } from '../../context';
 import { AppError } from '../../errors';
-import { buildAnswerPrompt, extractCitedMarkers, isRefusalText, notFoundAnswer, passageSource, type AnswerPassage, type ChatTurn } from '../../ai/prompts';
+import { buildAnswerPrompt, extractCitedMarkers, isRefusalText, notFoundAnswer, type AnswerPassage, type ChatTurn } from '../../ai/prompts';
 import { OFFLINE_PROVIDER } from '../../ai/offline/model';
+import { answerFromPassages } from '../../ai/offline/answerer';
 import { decideAnswerGate, type AnswerGate } from './answer-gate';
 import { toCitation, type Citation } from './citations';
-import { passageTitle } from './passage-title';
-import { answerChunks, type Retrieval } from './retrieve';
+import type { Retrieval } from './retrieve';
+import { toAnswerPassages } from './answer-passages';
 
 /**
  * `sources`: the retrieved passages, numbered as the answer's [n] markers (on a refusal, the closest
@@ -54,22 +55,9 @@ export function responseCitations(done: Pick<DoneEvent, 'citations' | 'closest' 
 }
 
 
-/**
- * The retrieved chunks the answer reads (`answerChunks`: the ranking without the figure-page order,
- * which only orders what retrieval shows) as the answer prompt numbers them, each with where it comes from.
- */
+/** The retrieved chunks as the answer prompt numbers them, each with where it comes from. */
 export function answerPassages(retrieval: Retrieval): AnswerPassage[] {
-  return answerChunks(retrieval).map((c, i) => ({
-    marker: i + 1,
-    text: c.text,
-    document: c.doc_id,
-    source: passageSource({
-      name: c.url ?? c.filename,
-      title: passageTitle(c),
-      page: c.page,
-      heading: c.heading_path.at(-1),
-    }),
-  }));
+  return toAnswerPassages(retrieval.chunks);
 }
 
 const DECISION_REASON: Record<AnswerGate['reason'], AnswerDecision['reason']> = {
@@ -80,18 +68,30 @@ const DECISION_REASON: Record<AnswerGate['reason'], AnswerDecision['reason']> = 
   model_refused: 'relevant',
 };
 
-/** The retrieval as the gate and the answerer see it: the passages the answer reads. */
-const asRead = (retrieval: Retrieval): Retrieval => ({ chunks: answerChunks(retrieval), confident: retrieval.confident, lexicalCeiling: retrieval.lexicalCeiling });
-
 function decisionOf(gate: AnswerGate, retrieval: Retrieval): AnswerDecision {
-  const passages = answerChunks(retrieval).map((c, i) => ({ ...toCitation(c, i + 1, gate.pass), lexical: c.lexical, dense: c.dense, text: c.text }));
+  const passages = retrieval.chunks.map((c, i) => ({ ...toCitation(c, i + 1, gate.pass), lexical: c.lexical, dense: c.dense, text: c.text }));
   return { answered: gate.pass, reason: DECISION_REASON[gate.reason], passages };
+}
+
+/**
+ * The retrieval an answer is made from: `retrieval` itself, or for the offline answerer, when the
+ * order retrieval shows leaves it nothing to answer from (its gate or the answerer itself refuses),
+ * the top k as ranked (retrieve.ts `ranked`). The passages sent with the answer are the ones it
+ * read, either way.
+ */
+export function readRetrieval(deps: Pick<AppDeps, 'models'>, input: { question: string; retrieval: Retrieval; standalone?: string | undefined }): Retrieval {
+  const { retrieval } = input;
+  if (!retrieval.ranked || deps.models.answerModel.provider !== OFFLINE_PROVIDER) return retrieval;
+  const question = input.standalone ?? input.question;
+  const passages = answerPassages(retrieval);
+  if (decideAnswerGate({ question, retrieval, passages, offline: true }).pass && !answerFromPassages(question, passages).refused) return retrieval;
+  return { ...retrieval, chunks: retrieval.ranked, ranked: undefined };
 }
 
 function gateFor(deps: Pick<AppDeps, 'models'>, input: { question: string; retrieval: Retrieval; standalone?: string | undefined }): AnswerGate {
   const offline = deps.models.answerModel.provider === OFFLINE_PROVIDER;
   const question = offline && input.standalone ? input.standalone : input.question;
-  return decideAnswerGate({ question, retrieval: asRead(input.retrieval), passages: answerPassages(input.retrieval), offline });
+  return decideAnswerGate({ question, retrieval: input.retrieval, passages: answerPassages(input.retrieval), offline });
 }
 
 /**
@@ -102,7 +102,8 @@ export function decideAnswer(
   deps: Pick<AppDeps, 'models'>,
   input: { question: string; retrieval: Retrieval; standalone?: string | undefined },
 ): AnswerDecision {
-  return decisionOf(gateFor(deps, input), input.retrieval);
+  const read = { ...input, retrieval: readRetrieval(deps, input) };
+  return decisionOf(gateFor(deps, read), read.retrieval);
 }
 
 export async function* answerStream(
@@ -116,14 +117,14 @@ export async function* answerStream(
     signal?: AbortSignal;
   },
 ): AsyncGenerator<AnswerEvent> {
-  const { retrieval } = input;
+  const retrieval = readRetrieval(deps, input);
   const offline = deps.models.answerModel.provider === OFFLINE_PROVIDER;
   const question = offline && input.standalone ? input.standalone : input.question;
   const passages = answerPassages(retrieval);
-  const gate = gateFor(deps, input);
+  const gate = gateFor(deps, { ...input, retrieval });
   const decision = decisionOf(gate, retrieval);
   if (!gate.pass) {
-    // What retrieval found, in the order it shows (figure pages included), none of it used.
+    // What retrieval found, none of it used.
     const closest = retrieval.chunks.map((c, i) => toCitation(c, i + 1, false));
     yield { type: 'sources', citations: closest, decision };
     // The refusal speaks the question's language.
@@ -133,7 +134,7 @@ export async function* answerStream(
     return;
   }
 
-  const sources = answerChunks(retrieval).map((c, i) => toCitation(c, i + 1));
+  const sources = retrieval.chunks.map((c, i) => toCitation(c, i + 1));
   yield { type: 'sources', citations: sources, decision };
 
   const { system, messages } = buildAnswerPrompt({

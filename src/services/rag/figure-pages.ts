@@ -12,13 +12,13 @@
  * density that matches the question better than the document's average passage moves up by
  * FIGURE_PAGE_WEIGHT x that z. A question for a person, a time, a place or a reason gets none.
  *
- * What this changes is the order of the passages retrieval shows (`Retrieval.chunks`): the places the
- * chosen document holds in the top k are refilled in the new order; every other document's passage
- * keeps its place, so which documents are retrieved, and which comes first, never change. The
- * candidate set, its z-normalisation, the refusal gate and the answer do not see it: the answer is
- * made from the ranking without the bonus (`Retrieval.answerFrom`). Measured (docs/answers.md), the
- * bonus put into the fused candidates shifted every candidate's normalisation, and an answerer
- * reading table pages in place of the prose passage that had answered lost answers.
+ * What this changes is the order of the passages retrieval returns (`Retrieval.chunks`, which the
+ * answer reads and every transport sends; offline, when they leave the extractive answerer nothing
+ * to answer from, it reads the ranking without this order: answer-stream.ts `readRetrieval`). The
+ * places the chosen document holds in the top k are refilled in the new order; every other
+ * document's passage keeps its place, so which documents are retrieved, and which comes first,
+ * never change. The bonus stays out of the fused candidate set: put into it, it shifted every
+ * candidate's normalisation.
  *
  * Within that order, each page's best passage comes before any page's second (onePassagePerPageFirst),
  * so the document's places show as many of its pages as they can: measured on FinanceBench, three

@@ -10,7 +10,7 @@ import type { ServiceContext } from '../../context';
 import { parseInput } from '../../validation';
 import { requireKb } from '../kbs/require-kb';
 import { withOrgShare } from '../org-share';
-import { decideAnswer } from './answer-stream';
+import { decideAnswer, readRetrieval } from './answer-stream';
 import { toCitation } from './citations';
 import { retrieve } from './retrieve';
 
@@ -23,9 +23,11 @@ export async function retrieveDebug(ctx: ServiceContext, rawInput: z.input<typeo
   const kb = await requireKb(ctx, input.kb_id);
   const retrieval = await withOrgShare(ctx, () => retrieve(ctx, kb, input.query, { topK: input.top_k }));
   const decision = decideAnswer(ctx, { question: input.query, retrieval });
+  // The passages the answer reads, as chat and search send them.
+  const read = readRetrieval(ctx, { question: input.query, retrieval });
   return {
     confident: decision.answered,
     reason: decision.reason,
-    passages: retrieval.chunks.map((c, i) => ({ ...c, score: toCitation(c, i + 1).score, rank: i + 1 })),
+    passages: read.chunks.map((c, i) => ({ ...c, score: toCitation(c, i + 1).score, rank: i + 1 })),
   };
 }

@@ -50,15 +50,13 @@ export type Retrieval = {
   /** The question's language (text/language.ts), which its words were stemmed in; absent where a retrieval is built by hand. */
   language?: Language;
   /**
-   * The passages the answer is made from, when they are not `chunks`: the same ranking without the
-   * figure-page order within the chosen document (figure-pages.ts), which only orders what retrieval
-   * shows. Read it through `answerChunks`.
+   * The top k as ranked, when the order `chunks` shows changed it (the figure-page order within the
+   * chosen document, each page once before any page twice: figure-pages.ts). The offline answerer
+   * quotes sentences; when it finds none to quote in `chunks`, the answer (and what is sent with it)
+   * is made from these instead (answer-stream.ts `readRetrieval`). A language model reads `chunks`.
    */
-  answerFrom?: RetrievedChunk[];
+  ranked?: RetrievedChunk[];
 };
-
-/** The passages an answer reads (and the refusal gate judges): `answerFrom` when set, else `chunks`. */
-export const answerChunks = (retrieval: Retrieval): RetrievedChunk[] => retrieval.answerFrom ?? retrieval.chunks;
 
 /**
  * The statement's text varies with the KB, the number of query words and the candidate pool (those
@@ -306,17 +304,17 @@ export async function retrieve(
   const ranked = titled
     .map((r, i) => ({ ...r, fused: r.fused + evidence[i]!, offset: boosts[i]! + evidence[i]! }))
     .sort((a, b) => b.fused - a.fused || (a.id < b.id ? -1 : 1));
-  const rows = ranked.slice(0, opts.topK);
-  const first = rows[0];
+  const first = ranked[0];
   const confident = first !== undefined && (first.lexical_hits > 0 || first.best_similarity >= MIN_DENSE_WITHOUT_LEXICAL);
-  const shown =
-    first && named.includes(first.document_id) && asksForFigures(query)
-      ? await withFigurePages(deps.db, kb.id, { ranked, topK: opts.topK, lexical, vector, weights, weight: opts.figurePageWeight ?? FIGURE_PAGE_WEIGHT })
-      : onePassagePerPage(ranked, opts.topK);
+  const figures = first !== undefined && named.includes(first.document_id) && asksForFigures(query);
+  const shown = figures
+    ? await withFigurePages(deps.db, kb.id, { ranked, topK: opts.topK, lexical, vector, weights, weight: opts.figurePageWeight ?? FIGURE_PAGE_WEIGHT })
+    : onePassagePerPage(ranked, opts.topK);
   const chunks = shown.map(toRetrievedChunk);
+  const plain = ranked.slice(0, opts.topK);
+  const reordered = shown.length !== plain.length || shown.some((r, i) => r.id !== plain[i]!.id);
   timer();
-  const answerFrom = shown === rows || shown.every((r, i) => r.id === rows[i]!.id) ? undefined : rows.map(toRetrievedChunk);
-  return { chunks, confident, lexicalCeiling: lexical?.ceiling ?? 0, language, ...(answerFrom ? { answerFrom } : {}) };
+  return { chunks, confident, lexicalCeiling: lexical?.ceiling ?? 0, language, ...(reordered ? { ranked: plain.map(toRetrievedChunk) } : {}) };
 }
 
 type RankedRow = SearchRow & { offset: number };
@@ -390,9 +388,8 @@ async function withFigurePages(
 }
 
 /**
- * What retrieval shows outside the figure-page order: the top k with each page's best passage before
- * any page's second, over every document and from the candidates beyond k (onePassagePerPageFirst).
- * The answer reads the ranking as it was (`answerFrom`), so no answer changes with it.
+ * The top k outside the figure-page order: each page's best passage before any page's second, over
+ * every document and from the candidates beyond k (onePassagePerPageFirst).
  */
 function onePassagePerPage(ranked: SearchRow[], topK: number): SearchRow[] {
   return nonIncreasing(onePassagePerPageFirst(ranked, (r) => (r.page === null ? null : `${r.document_id}:${r.page}`)).slice(0, topK));

@@ -10,7 +10,7 @@ import { extractCitedMarkers, isRefusalText, NOT_FOUND_ANSWER } from '../../ai/p
 import type { ServiceContext } from '../../context';
 import { toCitation, type Citation } from '../rag/citations';
 import { withOrgShare } from '../org-share';
-import { answerChunks, retrieve } from '../rag/retrieve';
+import { retrieve } from '../rag/retrieve';
 
 export const VOICE_TOOL_NAME = 'search_knowledge_base';
 /** Chat's default top_k: voice answers are short, five passages are plenty. */
@@ -59,8 +59,8 @@ export async function searchKnowledgeForVoice(
   if (!retrieval.confident || retrieval.chunks.length === 0) {
     return { output: JSON.stringify({ found: false, passages: [], answer_if_nothing_found: NOT_FOUND_ANSWER }), sources: [] };
   }
-  // The passages a typed answer reads (answerChunks), so a spoken answer is made from the same ones.
-  const read = answerChunks(retrieval);
+  // The passages a typed answer reads, so a spoken answer is made from the same ones.
+  const read = retrieval.chunks;
   const sources = read.map((c, i) => toCitation(c, firstMarker + i));
   const passages = read.map((c, i) => ({
     marker: firstMarker + i,
