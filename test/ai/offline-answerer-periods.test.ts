@@ -58,3 +58,21 @@ describe('offline answerer over reports of several periods', () => {
     expect(answer.markers).toEqual([3]);
   });
 });
+
+describe('a question for a period no passage speaks of', () => {
+  const staff = (marker: number, text: string): AnswerPassage => ({ marker, text, source: passageSource({ name: 'workforce.pdf', title: 'Harbour Agency workforce report', page: marker }) });
+
+  it('is refused rather than answered with the figures of other years', () => {
+    const passages = [staff(1, 'In FY 2019, the agency had 5,497 full-time equivalent employees.'), staff(2, 'In FY 2022, the agency had 2,560 full-time equivalent employees.')];
+    const answer = answerFromPassages('How many full-time equivalent employees did the agency have in FY 2021?', passages);
+    expect(answer.refused).toBe(true);
+  });
+
+  it('is answered from the sentence about that year when one is there', () => {
+    const passages = [staff(1, 'In FY 2019, the agency had 5,497 full-time equivalent employees.'), staff(2, 'In FY 2021, the agency had 3,104 full-time equivalent employees.')];
+    const answer = answerFromPassages('How many full-time equivalent employees did the agency have in FY 2021?', passages);
+    expect(answer.refused).toBe(false);
+    expect(answer.text).toContain('3,104');
+    expect(answer.text).not.toContain('5,497');
+  });
+});

@@ -22,7 +22,7 @@ import { notFoundAnswer, type AnswerPassage } from '../prompts';
 import { answerLanguage } from '../../text/language';
 import { alreadySaidPenalty } from './already-said';
 import { documentPeriodFit } from './document-period';
-import { findPeriods } from './periods';
+import { findPeriods, type Period } from './periods';
 import { askingPart } from './support';
 import { figureAdjustment, holdsFigure, pickFigureSentence } from './figures';
 import { MONTHS, WEEKDAYS, STOPWORDS, isNumberWord, questionContent, readingIn, splitSentences, tokenize, withWrittenTerms, type Token } from './text';
@@ -58,6 +58,8 @@ export interface ScoredSentence {
   typeHit: boolean;
   /** From a passage whose document lacks a period or name the question gives (and another has it). */
   offTarget: boolean;
+  /** Names periods, none of them one the question asks about ("In FY 2019, …" for a question about FY 2021). */
+  otherPeriod: boolean;
 }
 
 export interface OfflineAnswer {
@@ -160,6 +162,8 @@ const CONNECTIVES =
 // This hypothesis is called the Cobham–Edmonds thesis."). Measured on the SQuAD sample of 500:
 // 0.35 (as for any sentence) 357, 0.5 358, 0.7 360, 0.8-0.9 361, 1.0 360 (docs/answers.md).
 const PREVIOUS_CARRY = 0.35;
+/** A heading's score is lowered this much: below a sentence of its passage that covers the question as well. */
+const HEADING_PENALTY = 0.3;
 const ANAPHORIC_CARRY = 0.8;
 const ANAPHORIC_START = /^(?:this|these|that|those|it|its|he|his|she|her|they|their|such)$/;
 
@@ -211,6 +215,42 @@ function hasAnswerCandidate(type: QuestionType, s: SentenceInfo, qLower: Set<str
     default:
       return false;
   }
+}
+
+/** A heading's most words: a line longer than this is prose, whatever its case. */
+const MAX_HEADING_WORDS = 14;
+
+/**
+ * Whether a sentence is a heading or a title ("THE HARBOUR AUTHORITY STRATEGIC PLAN 2020-2024",
+ * "Annual Performance Report"): a short line without a sentence end, written in capitals or with every
+ * word capitalised. It names what follows; it does not answer. A label with its value ("Location:
+ * Springfield") is not one. Scripts without case have no such headings to tell.
+ */
+export function isHeadingLike(text: string): boolean {
+  const line = text.trim();
+  if (/[\p{Sentence_Terminal}:：]["'’”)\]」』）]*$/u.test(line) || line.includes(':')) return false;
+  // A number other than a year or a section number makes it a table row ("Total Current Assets 12,345").
+  if (/(?<![\p{L}\p{N}.])(?!(?:19|20)\d{2}(?![\p{N},.]))\d[\d,.]*%?(?![\p{L}.]*\d)/u.test(line.replace(/^[\d.]+\s/, ''))) return false;
+  const words = line.split(/\s+/).filter((w) => /\p{L}/u.test(w));
+  if (words.length === 0 || words.length > MAX_HEADING_WORDS) return false;
+  const cased = line.match(/[\p{Lu}\p{Ll}]/gu) ?? [];
+  if (cased.length === 0) return false;
+  const upper = cased.filter((c) => /\p{Lu}/u.test(c)).length;
+  if (upper / cased.length >= 0.6) return true;
+  const content = words.filter((w) => !STOPWORDS.has(w.toLowerCase()) && /^\p{L}/u.test(w));
+  return content.length >= 2 && content.every((w) => /^\p{Lu}/u.test(w));
+}
+
+/**
+ * Whether a sentence is about other periods than the question's: it names periods, and none is one
+ * the question names (a year, or a quarter of it). Such a sentence answers for another year: "In FY
+ * 2019 the agency had 5,497 employees" does not say how many it had in FY 2021.
+ */
+export function aboutOtherPeriods(asked: readonly Period[], sentence: string): boolean {
+  if (asked.length === 0) return false;
+  const named = findPeriods(sentence);
+  const same = (a: Period, b: Period) => (a.year === null || b.year === null || a.year === b.year) && (a.quarter === null || b.quarter === null || a.quarter === b.quarter);
+  return named.length > 0 && !named.some((n) => asked.some((q) => same(q, n)));
 }
 
 /** Smallest window of token positions that contains one occurrence of each matched term. */
@@ -287,6 +327,7 @@ function answerIn(language: string | null, request: string, passages: AnswerPass
   });
 
   const qTokens = tokenize(question);
+  const askedPeriods = findPeriods(question);
   const qLower = new Set(qTokens.map((t) => t.lower));
   const qContent = questionContent(qTokens);
   const qTerms = [...new Set(qContent.map((t) => t.stem))];
@@ -445,14 +486,16 @@ function answerIn(language: string | null, request: string, passages: AnswerPass
     const rankPrior = passages.length > 1 ? 0.03 * (1 - s.passageIndex / (passages.length - 1)) : 0.03;
     const lead = leadDocument !== undefined && passages[s.passageIndex]!.document === leadDocument ? opts.leadDocumentBonus : 0;
     const offTarget = offTargetOf(s.passageIndex);
+    const otherPeriod = aboutOtherPeriods(askedPeriods, s.text);
     const score =
       (direct + context + bigram + proximity) / total +
       typeBonus +
       rankPrior +
       lead -
-      (offTarget ? 0.3 : 0) -
+      (offTarget || otherPeriod ? 0.3 : 0) -
       lengthPenalty -
       (novel === 0 ? 0.2 : 0) -
+      (isHeadingLike(s.text) ? HEADING_PENALTY : 0) -
       (focusHit ? 0 : 0.25) -
       repeated(s.text) +
       figure(s.text);
@@ -468,6 +511,7 @@ function answerIn(language: string | null, request: string, passages: AnswerPass
       focusHit,
       typeHit,
       offTarget,
+      otherPeriod,
     };
   });
   ranked.sort((a, b) => b.score - a.score || a.passageIndex - b.passageIndex || a.sentenceIndex - b.sentenceIndex);
@@ -475,9 +519,12 @@ function answerIn(language: string | null, request: string, passages: AnswerPass
   // The best sentence that says something about the question's focus, not merely its topic.
   // A figure question is answered by a sentence or table row with a number for its measure, when one qualifies.
   const best =
-    pickFigureSentence(question, ranked, (r) => r.focusHit && !r.offTarget && r.coverage >= opts.minCoverage) ?? ranked.find((r) => r.focusHit) ?? ranked[0]!;
+    pickFigureSentence(question, ranked, (r) => r.focusHit && !r.offTarget && !r.otherPeriod && r.coverage >= opts.minCoverage) ??
+    ranked.find((r) => r.focusHit && !r.otherPeriod) ??
+    ranked[0]!;
   const bestHoldsFigure = best.text !== '' && holdsFigure(best.text);
-  if (best.coverage < opts.minCoverage || !best.focusHit) return refusal(ranked);
+  // Only sentences about other periods than the one asked: the passages do not hold the answer.
+  if (best.coverage < opts.minCoverage || !best.focusHit || best.otherPeriod) return refusal(ranked);
 
   const chosen: ScoredSentence[] = [best];
   let words = best.text.split(/\s+/).length;
@@ -486,7 +533,7 @@ function answerIn(language: string | null, request: string, passages: AnswerPass
     if (cand === best) continue;
     if (chosen.length >= opts.maxSentences) break;
     if (cand.score < best.score * opts.secondSentenceRatio || cand.coverage < opts.minCoverage) break;
-    if (!cand.focusHit || cand.offTarget || (best.typeHit && !cand.typeHit)) continue;
+    if (!cand.focusHit || cand.offTarget || cand.otherPeriod || (best.typeHit && !cand.typeHit)) continue;
     // Next to a quoted figure, a sentence without one is boilerplate (a certification naming the period).
     if (figure(cand.text) < 0 && bestHoldsFigure) continue;
     const w = cand.text.split(/\s+/).length;
