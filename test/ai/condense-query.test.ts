@@ -84,6 +84,39 @@ describe('condenseQueryOffline', () => {
   it('adds the previous question as context to a bare fragment', () => {
     expect(condenseQueryOffline(zephyr, 'How much?')).toBe('How much? (Who makes the Zephyr-9?)');
   });
+
+  describe('references a follow-up makes by a common noun, an acronym, a period or a leading "and"', () => {
+    const initiative: ChatTurn[] = [
+      { role: 'user', content: 'Which council programme helps small shops move online?' },
+      { role: 'assistant', content: 'Harbourlight is a Council-led initiative that gives small shops a website and training [1].' },
+    ];
+    const bureau: ChatTurn[] = [
+      { role: 'user', content: 'Which new office did the ministry set up in 2016 for land records?' },
+      { role: 'assistant', content: 'The Northern Land Records Bureau was set up on 1 October 2016 [2].' },
+    ];
+    const period: ChatTurn[] = [
+      { role: 'user', content: 'By FY 2026, what share of requests does the Archive want ready on time?' },
+      { role: 'assistant', content: 'By FY 2026, 95 percent of requests will be ready within the promised time [1].' },
+    ];
+
+    it('reads "that initiative" as the name the answer said is one', () => {
+      expect(condenseQueryOffline(initiative, 'What has that initiative produced so far?')).toBe('What has Harbourlight produced so far?');
+    });
+
+    it('reads "that bureau" as the name that holds the word, and keeps "IT" as it is', () => {
+      expect(condenseQueryOffline(bureau, "Which department secures that bureau's IT systems?")).toBe("Which department secures Northern Land Records Bureau's IT systems?");
+    });
+
+    it('never takes a period for what "it" means', () => {
+      expect(condenseQueryOffline(period, 'Within how many days does it answer most requests?')).toBe('Within how many days does the Archive answer most requests?');
+    });
+
+    it('reads a whole question after "and" as that question, not as the previous one with a new name', () => {
+      const condensed = condenseQueryOffline(bureau, 'And how many clerks did the Bureau hire that year?');
+      expect(condensed.startsWith('How many clerks did the Bureau hire')).toBe(true);
+      expect(condensed).not.toContain('new office');
+    });
+  });
 });
 
 describe('condenseQuestion (same prompt and code path as with an LLM)', () => {

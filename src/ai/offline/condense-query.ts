@@ -128,9 +128,12 @@ export function extractMentions(text: string): Mention[] {
   return mentions;
 }
 
+/** A mention that is only a period ("FY 2026", "Q2 2022"): what a pronoun asks about is never a period. */
+const isPeriod = (m: Mention) => findPeriods(m.core).some((p) => p.start === 0 && p.end >= m.core.replace(/[\s,.]+$/, '').length);
+
 function pickTopic(mentions: Mention[]): Mention | undefined {
   let best: Mention | undefined;
-  for (const m of mentions) if (!best || m.salience > best.salience) best = m;
+  for (const m of mentions) if (!isPeriod(m) && (!best || m.salience > best.salience)) best = m;
   return best;
 }
 
@@ -238,9 +241,37 @@ function resolvePeriod(history: ChatTurn[]): string | undefined {
   return undefined;
 }
 
+/** "that initiative", "this bureau", "those gases": a demonstrative and a common noun. */
+const DEMONSTRATIVE_NOUN = /\b(?:that|this|these|those|the same)\s+(\p{Ll}[\p{Ll}-]+)\b/u;
+
+/**
+ * What the conversation calls by `noun`, newest turn first: a name that holds the noun ("that
+ * bureau" -> "National Background Investigations Bureau"), else the name a sentence says is one
+ * ("Workplace 2030 is a GSA-led initiative" -> "that initiative" is Workplace 2030): the last name
+ * before the noun in its sentence. Periods are never what such a noun means.
+ */
+function resolveByNoun(history: ChatTurn[], noun: string): Mention | undefined {
+  const stem = tokenize(noun)[0]?.stem;
+  if (!stem) return undefined;
+  for (const turn of recentTexts(history)) {
+    const mentions = extractMentions(turn.text).filter((m) => m.proper && !isPeriod(m));
+    const holding = mentions.find((m) => tokenize(m.core).some((t) => t.stem === stem));
+    if (holding) return holding;
+    for (const t of tokenize(turn.text)) {
+      if (t.stem !== stem || /^\p{Lu}/u.test(t.raw)) continue;
+      const sentenceStart = Math.max(0, ...[...turn.text.slice(0, t.start).matchAll(/[.!?]\s/g)].map((m) => m.index + 1));
+      // "a GSA-led initiative": a name made an adjective describes the noun; it is not what the noun is.
+      const before = mentions.filter((m) => m.start >= sentenceStart && m.start + m.core.length <= t.start && !/-\p{Ll}+$/u.test(m.core));
+      if (before.length > 0) return before[before.length - 1];
+    }
+  }
+  return undefined;
+}
+
 /**
  * "that company", "the same period" and "there" name what they refer to by kind: replaced by the
- * conversation's organisation, period or place. Unresolvable ones are left as they are.
+ * conversation's organisation, period or place; "that initiative" by the name the conversation
+ * gave it. Unresolvable ones are left as they are.
  */
 function resolveNominals(history: ChatTurn[], f: string): string {
   let out = f;
@@ -253,6 +284,11 @@ function resolveNominals(history: ChatTurn[], f: string): string {
     const agent = AGENT_NOUN.exec(out);
     const ctx = agent ? analyseHistory(history) : undefined;
     if (agent && ctx?.lastUserAskedWho && ctx.answerEntity) out = splice(out, agent.index, agent.index + agent[0].length, ctx.answerEntity.core);
+    else {
+      const nominal = DEMONSTRATIVE_NOUN.exec(out);
+      const target = nominal && !PERIOD_NOUN.test(nominal[0]) ? resolveByNoun(history, nominal[1]!) : undefined;
+      if (nominal && target) out = splice(out, nominal.index, nominal.index + nominal[0].length, target.core);
+    }
   }
   const period = PERIOD_NOUN.exec(out);
   if (period) {
@@ -318,9 +354,17 @@ const ORG_PREDICATE =
  * asks what only an organisation has, or when the conversation has no named topic of its own (the
  * user turns name no product), so the thread an answer started is followed past one turn.
  */
+/** "And how many offers did the bureau make?": a whole question after "and", not an ellipsis. */
+const AND_QUESTION = /^and\s+(?=(?:who|whom|whose|what|when|where|why|how|which|is|are|was|were|does|do|did|can|could|has|have|will|would)\s)/i;
+
 function condenseTurn(history: ChatTurn[], followUp: string, focus?: Mention): string {
   const original = followUp.replace(/\s+/g, ' ').trim();
   if (history.length === 0 || original === '') return original;
+  // "And what about …?" stays an ellipsis; "And how many … did the bureau make?" is read without its "and".
+  if (AND_QUESTION.test(original) && !ELLIPSIS_LEAD.test(original.replace(AND_QUESTION, ''))) {
+    const question = original.replace(AND_QUESTION, '');
+    return condenseTurn(history, question[0]!.toUpperCase() + question.slice(1), focus);
+  }
   const f = resolveNominals(history, original);
 
   const tokens = tokenize(f);
@@ -333,6 +377,8 @@ function condenseTurn(history: ChatTurn[], followUp: string, focus?: Mention): s
     const t = tokens[i]!;
     if (t.start > firstOwnMention) break; // "the Zephyr-9 and its range": its antecedent is right there
     const raw = t.raw.toLowerCase();
+    // "IT systems": an acronym in capitals is not the pronoun (unless the whole question is in capitals).
+    if (t.raw.length > 1 && t.raw === t.raw.toUpperCase() && f !== f.toUpperCase()) continue;
     if (IT.has(raw) || THEY.has(raw) || PERSON.has(raw)) {
       pronouns.push({ token: t, index: i });
       continue;
