@@ -76,3 +76,16 @@ describe('a question for a period no passage speaks of', () => {
     expect(answer.text).not.toContain('5,497');
   });
 });
+
+describe('a table whose columns are years', () => {
+  it('answers a question for one of its years from it, though the year stands bare', () => {
+    const table: AnswerPassage = {
+      marker: 1,
+      source: passageSource({ name: 'pensions.pdf', title: 'Harbour Agency annual report 2021', page: 94 }),
+      text: 'Estimated future benefit payments to retirees (dollars in millions) are expected as follows: 2022 $ 2,049 2023 1,648 2024 1,097 2025 1,066 2027 to 2031 5,097.',
+    };
+    const answer = answerFromPassages('As of FY 2021, how much did the agency expect to pay its retirees in 2024?', [table]);
+    expect(answer.refused).toBe(false);
+    expect(answer.text).toContain('1,097');
+  });
+});

@@ -247,10 +247,10 @@ export function isHeadingLike(text: string): boolean {
  * 2019 the agency had 5,497 employees" does not say how many it had in FY 2021.
  */
 export function aboutOtherPeriods(asked: readonly Period[], sentence: string): boolean {
-  if (asked.length === 0) return false;
-  const named = findPeriods(sentence);
+  if (asked.length === 0 || findPeriods(sentence).length === 0) return false;
   const same = (a: Period, b: Period) => (a.year === null || b.year === null || a.year === b.year) && (a.quarter === null || b.quarter === null || a.quarter === b.quarter);
-  return named.length > 0 && !named.some((n) => asked.some((q) => same(q, n)));
+  // A bare year counts too: a table's column "2024" is the year asked, though nothing cues it as one.
+  return !findPeriods(sentence, { lenient: true }).some((n) => asked.some((q) => same(q, n)));
 }
 
 /** Smallest window of token positions that contains one occurrence of each matched term. */
