@@ -246,9 +246,9 @@ const DEMONSTRATIVE_NOUN = /\b(?:that|this|these|those|the same)\s+(\p{Ll}[\p{Ll
 
 /**
  * What the conversation calls by `noun`, newest turn first: a name that holds the noun ("that
- * bureau" -> "National Background Investigations Bureau"), else the name a sentence says is one
- * ("Workplace 2030 is a GSA-led initiative" -> "that initiative" is Workplace 2030): the last name
- * before the noun in its sentence. Periods are never what such a noun means.
+ * bureau" -> "Northern Land Records Bureau"), else the name a sentence says is one ("Harbourlight is
+ * a Council-led initiative" -> "that initiative" is Harbourlight): the last name before the noun in
+ * its sentence. Periods are never what such a noun means.
  */
 function resolveByNoun(history: ChatTurn[], noun: string): Mention | undefined {
   const stem = tokenize(noun)[0]?.stem;
@@ -260,7 +260,7 @@ function resolveByNoun(history: ChatTurn[], noun: string): Mention | undefined {
     for (const t of tokenize(turn.text)) {
       if (t.stem !== stem || /^\p{Lu}/u.test(t.raw)) continue;
       const sentenceStart = Math.max(0, ...[...turn.text.slice(0, t.start).matchAll(/[.!?]\s/g)].map((m) => m.index + 1));
-      // "a GSA-led initiative": a name made an adjective describes the noun; it is not what the noun is.
+      // "a Council-led initiative": a name made an adjective describes the noun; it is not what the noun is.
       const before = mentions.filter((m) => m.start >= sentenceStart && m.start + m.core.length <= t.start && !/-\p{Ll}+$/u.test(m.core));
       if (before.length > 0) return before[before.length - 1];
     }
@@ -345,6 +345,9 @@ export function condenseQueryOffline(history: ChatTurn[], followUp: string): str
   return condenseTurn(history, followUp, resolvedFocus(history));
 }
 
+/** "And how many offers did the bureau make?": a whole question after "and", not an ellipsis. */
+const AND_QUESTION = /^and\s+(?=(?:who|whom|whose|what|when|where|why|how|which|is|are|was|were|does|do|did|can|could|has|have|will|would)\s)/i;
+
 // Predicates that only an organisation takes: "when was it founded?" after a turn about its publisher.
 const ORG_PREDICATE =
   /\b(?:found(?:ed|s)?|founders?|established|headquarter(?:s|ed)?|incorporated|employ(?:s|ed)?|employees|staff|ceo|owns|owned|acquired?|merged?|subsidiar(?:y|ies))\b/i;
@@ -354,9 +357,6 @@ const ORG_PREDICATE =
  * asks what only an organisation has, or when the conversation has no named topic of its own (the
  * user turns name no product), so the thread an answer started is followed past one turn.
  */
-/** "And how many offers did the bureau make?": a whole question after "and", not an ellipsis. */
-const AND_QUESTION = /^and\s+(?=(?:who|whom|whose|what|when|where|why|how|which|is|are|was|were|does|do|did|can|could|has|have|will|would)\s)/i;
-
 function condenseTurn(history: ChatTurn[], followUp: string, focus?: Mention): string {
   const original = followUp.replace(/\s+/g, ' ').trim();
   if (history.length === 0 || original === '') return original;
