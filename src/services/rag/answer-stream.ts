@@ -73,25 +73,30 @@ function decisionOf(gate: AnswerGate, retrieval: Retrieval): AnswerDecision {
   return { answered: gate.pass, reason: DECISION_REASON[gate.reason], passages };
 }
 
-/**
- * The retrieval an answer is made from: `retrieval` itself, or for the offline answerer, when the
- * order retrieval shows leaves it nothing to answer from (its gate or the answerer itself refuses),
- * the top k as ranked (retrieve.ts `ranked`). The passages sent with the answer are the ones it
- * read, either way.
- */
-export function readRetrieval(deps: Pick<AppDeps, 'models'>, input: { question: string; retrieval: Retrieval; standalone?: string | undefined }): Retrieval {
-  const { retrieval } = input;
-  if (!retrieval.ranked || deps.models.answerModel.provider !== OFFLINE_PROVIDER) return retrieval;
-  const question = input.standalone ?? input.question;
-  const passages = answerPassages(retrieval);
-  if (decideAnswerGate({ question, retrieval, passages, offline: true }).pass && !answerFromPassages(question, passages).refused) return retrieval;
-  return { ...retrieval, chunks: retrieval.ranked, ranked: undefined };
-}
-
 function gateFor(deps: Pick<AppDeps, 'models'>, input: { question: string; retrieval: Retrieval; standalone?: string | undefined }): AnswerGate {
   const offline = deps.models.answerModel.provider === OFFLINE_PROVIDER;
   const question = offline && input.standalone ? input.standalone : input.question;
   return decideAnswerGate({ question, retrieval: input.retrieval, passages: answerPassages(input.retrieval), offline });
+}
+
+/**
+ * The retrieval an answer is made from, with its gate: `retrieval` itself, or for the offline
+ * answerer, when the order retrieval shows leaves it nothing to answer from (its gate or the answerer
+ * itself refuses), the top k as ranked (retrieve.ts `ranked`). The passages sent with the answer
+ * are the ones it read, either way.
+ */
+function readAndGate(deps: Pick<AppDeps, 'models'>, input: { question: string; retrieval: Retrieval; standalone?: string | undefined }): { retrieval: Retrieval; gate: AnswerGate } {
+  const { retrieval } = input;
+  const gate = gateFor(deps, input);
+  if (!retrieval.ranked || deps.models.answerModel.provider !== OFFLINE_PROVIDER) return { retrieval, gate };
+  if (gate.pass && !answerFromPassages(input.standalone ?? input.question, answerPassages(retrieval)).refused) return { retrieval, gate };
+  const ranked = { ...retrieval, chunks: retrieval.ranked, ranked: undefined };
+  return { retrieval: ranked, gate: gateFor(deps, { ...input, retrieval: ranked }) };
+}
+
+/** The retrieval an answer is made from (readAndGate), for views that show its passages. */
+export function readRetrieval(deps: Pick<AppDeps, 'models'>, input: { question: string; retrieval: Retrieval; standalone?: string | undefined }): Retrieval {
+  return readAndGate(deps, input).retrieval;
 }
 
 /**
@@ -102,8 +107,8 @@ export function decideAnswer(
   deps: Pick<AppDeps, 'models'>,
   input: { question: string; retrieval: Retrieval; standalone?: string | undefined },
 ): AnswerDecision {
-  const read = { ...input, retrieval: readRetrieval(deps, input) };
-  return decisionOf(gateFor(deps, read), read.retrieval);
+  const { retrieval, gate } = readAndGate(deps, input);
+  return decisionOf(gate, retrieval);
 }
 
 export async function* answerStream(
@@ -117,11 +122,10 @@ export async function* answerStream(
     signal?: AbortSignal;
   },
 ): AsyncGenerator<AnswerEvent> {
-  const retrieval = readRetrieval(deps, input);
+  const { retrieval, gate } = readAndGate(deps, input);
   const offline = deps.models.answerModel.provider === OFFLINE_PROVIDER;
   const question = offline && input.standalone ? input.standalone : input.question;
   const passages = answerPassages(retrieval);
-  const gate = gateFor(deps, { ...input, retrieval });
   const decision = decisionOf(gate, retrieval);
   if (!gate.pass) {
     // What retrieval found, none of it used.
