@@ -25,7 +25,7 @@ import { documentPeriodFit } from './document-period';
 import { findPeriods, type Period } from './periods';
 import { askingPart } from './support';
 import { figureAdjustment, holdsFigure, pickFigureSentence } from './figures';
-import { MONTHS, WEEKDAYS, STOPWORDS, isNumberWord, questionContent, readingIn, splitSentences, tokenize, withWrittenTerms, type Token } from './text';
+import { MONTHS, WEEKDAYS, STOPWORDS, isFieldOrRow, isNumberWord, questionContent, readingIn, splitSentences, tokenize, withWrittenTerms, type Token } from './text';
 
 export type QuestionType = 'date' | 'duration' | 'number' | 'person' | 'place' | 'reason' | 'other';
 
@@ -383,7 +383,23 @@ function answerIn(language: string | null, request: string, passages: AnswerPass
   const periodsTell = knownFits.some((f) => f < bestPeriodFit);
   const periodTokens = new Set(periodsTell ? findPeriods(question).flatMap((m) => qTokens.filter((t) => t.start >= m.start && t.end <= m.end)) : []);
   const specs = specifiers(qTokens.filter((t) => !periodTokens.has(t)));
-  const specHits = passageStems.map((set, i) => specs.filter((t) => set.has(t) || sources[i]!.has(t)).length);
+  // Counted over the passage's document, not the passage: a report's cause page names neither the
+  // place nor the date its cover does, and is the same report.
+  const documentOf = passages.map((p, i) => p.document ?? `#${i}`);
+  const stemsOfDocument = new Map<string, Set<string>>();
+  passageStems.forEach((set, i) => {
+    const all = stemsOfDocument.get(documentOf[i]!) ?? new Set<string>();
+    for (const st of set) all.add(st);
+    for (const st of sources[i]!) all.add(st);
+    stemsOfDocument.set(documentOf[i]!, all);
+  });
+  const specHits = documentOf.map((d) => specs.filter((t) => stemsOfDocument.get(d)!.has(t)).length);
+  // A name or number the question gives that some passages' documents hold and others lack picks
+  // the document, not the sentence: in the document it picks, it counts for every sentence, as the
+  // source line's words do. Within one document (or where every document holds it) it still picks
+  // the sentence.
+  const selectors = new Set(specs.filter((t) => documentOf.some((d) => !stemsOfDocument.get(d)!.has(t))));
+  const selectedBy = (i: number, term: string) => selectors.has(term) && stemsOfDocument.get(documentOf[i]!)!.has(term);
   // Names are compared among the passages of the period asked: a name only another year's report
   // happens to repeat does not make the report of the year asked off target. A passage whose
   // document names no period is of no other period either.
@@ -432,6 +448,8 @@ function answerIn(language: string | null, request: string, passages: AnswerPass
     let context = 0;
     let carried = 0;
     let focusHit = focus.size === 0;
+    // A field or table row stands alone: it says nothing of its neighbours' or its title's subject.
+    const alone = isFieldOrRow(s.text);
     const carry = ANAPHORIC_START.test(s.tokens[0]!.lower) ? ANAPHORIC_CARRY : PREVIOUS_CARRY;
     const matchedPositions: number[][] = [];
     for (const term of qTerms) {
@@ -444,14 +462,14 @@ function answerIn(language: string | null, request: string, passages: AnswerPass
           if (t.stem === term) ps.push(i);
         });
         matchedPositions.push(ps);
-      } else if (prev?.stems.has(term)) {
+      } else if (prev?.stems.has(term) && !alone) {
         context += carry * w;
         carried += carry * w;
         if (focus.has(term)) focusHit = true;
-      } else if (sources[s.passageIndex]!.has(term)) {
+      } else if (sources[s.passageIndex]!.has(term) || selectedBy(s.passageIndex, term)) {
         context += 0.5 * w;
         carried += w;
-        if (focus.has(term)) focusHit = true;
+        if (focus.has(term) && !alone) focusHit = true;
       } else if (next?.stems.has(term)) context += 0.15 * w;
       else if (passageStems[s.passageIndex]!.has(term)) context += 0.12 * w;
     }

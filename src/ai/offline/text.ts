@@ -211,6 +211,15 @@ const PHRASE_SPACED = /[\p{sc=Thai}\p{sc=Lao}\p{sc=Khmer}\p{sc=Myanmar}]/u;
 
 // After a newline: a blank line, a list item ("- ", "* ", "• ", "1. ", "2) ") or a markdown heading.
 const BREAK_AFTER_NEWLINE = /[ \t]*(?:\n|(?:[-*•]|\d+[.)]|#{1,6})\s)/y;
+// A line that is a field ("Total Flight Time: 2,319 hours": a short label, a colon, its value) or a
+// table row ("Region: North | 2023: 915") is a unit of its own: forms and tables print one per line
+// without a sentence end, and run together they read as one label soup.
+const FIELD_OR_ROW_LINE = /^[ \t]*(?:[\p{L}\p{N}][^\n:：.!?。]{0,48}[:：][ \t]*\S|[^\n]*\S[ \t]*\|[ \t]*\S)/u;
+
+/** Whether a line is a field ("Label: value") or a table row, a unit that stands alone. */
+export function isFieldOrRow(line: string): boolean {
+  return !line.includes('\n') && FIELD_OR_ROW_LINE.test(line);
+}
 
 export interface Sentence {
   text: string;
@@ -242,7 +251,13 @@ export function splitSentences(text: string): Sentence[] {
     if (c === '\n') {
       BREAK_AFTER_NEWLINE.lastIndex = i + 1;
       const lineStart = text.lastIndexOf('\n', i - 1) + 1;
-      if (BREAK_AFTER_NEWLINE.test(text) || /^[ \t]*#{1,6}\s/.test(text.slice(lineStart, lineStart + 8))) {
+      const nextEnd = text.indexOf('\n', i + 1);
+      if (
+        BREAK_AFTER_NEWLINE.test(text) ||
+        /^[ \t]*#{1,6}\s/.test(text.slice(lineStart, lineStart + 8)) ||
+        FIELD_OR_ROW_LINE.test(text.slice(lineStart, i)) ||
+        FIELD_OR_ROW_LINE.test(text.slice(i + 1, nextEnd < 0 ? n : nextEnd))
+      ) {
         push(i);
         continue;
       }
