@@ -273,6 +273,11 @@ async function financeBench(ctx: ServiceContext, naming: 'real' | 'opaque') {
   const table: Record<string, Record<string, string>> = {};
   const cols = { tuning: column(rows.filter((r) => r.q.half === 'tuning')), 'held-out': column(rows.filter((r) => r.q.half === 'held-out')), all: column(rows) };
   for (const [half, col] of Object.entries(cols)) for (const [metric, v] of Object.entries(col)) (table[metric] ??= {})[`${half} (${rows.filter((r) => half === 'all' || r.q.half === half).length})`] = v;
+  targets.evidence[naming] = ratio(rows.filter((r) => r.page).length, rows.length);
+  targets.filing[naming] = `${ratio(rows.filter((r) => r.first).length, rows.length)} / ${ratio(rows.filter((r) => r.top5).length, rows.length)}`;
+  targets.answerableRefused.refused += rows.filter((r) => r.refused && r.top5).length;
+  targets.answerableRefused.of += rows.filter((r) => r.top5).length;
+  if (naming === 'real') targets.prompt = `${ratio(prompts.filter((p) => p.evidence).length, prompts.length)}; ${tokens.at(-1)}`;
   console.log(`\nFinanceBench, ${naming} file names (${files.length} filings, ${rows.length} questions, top_k 5, db ${values.db}, embeddings ${kb.embedding_model})`);
   console.table(table);
 }
@@ -310,6 +315,11 @@ async function fedReports(ctx: ServiceContext) {
   const answerable = rows.filter((r) => r.answerable);
   const unanswerable = rows.filter((r) => !r.answerable);
   const n = answerable.length;
+  targets.fedStates = `${answerable.filter((r) => r.states).length} / ${n} (${pct(answerable.filter((r) => r.states).length, n)})`;
+  targets.noAnswer.refused += unanswerable.filter((r) => r.refused).length;
+  targets.noAnswer.of += unanswerable.length;
+  targets.answerableRefused.refused += answerable.filter((r) => r.refused && r.top5).length;
+  targets.answerableRefused.of += answerable.filter((r) => r.top5).length;
   console.log(`\nFederal reports (${files.length} reports, ${n} answerable and ${unanswerable.length} unanswerable questions, top_k 5, db ${values.db}, embeddings ${kb.embedding_model})`);
   console.table({
     'right report first': ratio(answerable.filter((r) => r.first).length, n),
@@ -343,12 +353,44 @@ async function fedReports(ctx: ServiceContext) {
     }
   }
   const followUps = turns.filter((t) => t.followUp);
+  targets.chats = `${turns.filter((t) => t.right).length} / ${turns.length}`;
   console.log(`\nFederal reports, ${conversations.length} three-turn conversations (chat with memory, top_k 5)`);
   console.table({
     'turns right': `${turns.filter((t) => t.right).length} / ${turns.length}`,
     'follow-up turns right': `${followUps.filter((t) => t.right).length} / ${followUps.length}`,
     'turns whose report is among the passages': `${turns.filter((t) => t.file).length} / ${turns.length}`,
   });
+}
+
+/**
+ * The issue's target table, filled as the sections run: each row's value from this run beside the
+ * target it is held to. Rows another bench measures name that bench.
+ */
+const targets = {
+  evidence: {} as Record<string, string>,
+  filing: {} as Record<string, string>,
+  noAnswer: { refused: 0, of: 0 },
+  answerableRefused: { refused: 0, of: 0 },
+  fedStates: '',
+  chats: '',
+  prompt: '',
+};
+function printTargets() {
+  const rows: Record<string, { measured: string; target: string }> = {};
+  const namings = Object.keys(targets.evidence);
+  if (namings.length > 0) {
+    rows[`FinanceBench: evidence page among the 5 passages (${namings.join(' / ')})`] = { measured: namings.map((k) => targets.evidence[k]).join(' / '), target: '≥ 0.65' };
+    rows[`FinanceBench: right filing first / in top 5 (${namings.join(' / ')})`] = { measured: namings.map((k) => targets.filing[k]).join(' ; '), target: 'no lower' };
+  }
+  if (targets.fedStates) rows['federal reports: answers stating the gold fact (string match; judged by a person in the closing note)'] = { measured: targets.fedStates, target: '≥ 70%' };
+  if (targets.noAnswer.of > 0) rows['questions with no answer in the KB refused (federal unanswerable + off-topic sets)'] = { measured: `${targets.noAnswer.refused} / ${targets.noAnswer.of} (${pct(targets.noAnswer.refused, targets.noAnswer.of)})`, target: '≥ 90%' };
+  if (targets.answerableRefused.of > 0) rows['answerable questions refused while the right document is sent'] = { measured: `${targets.answerableRefused.refused} / ${targets.answerableRefused.of} (${pct(targets.answerableRefused.refused, targets.answerableRefused.of)})`, target: '≤ 5%' };
+  if (targets.chats) rows['three-turn chats: turns right (federal reports)'] = { measured: targets.chats, target: '≥ 14 / 18' };
+  if (targets.prompt) rows['with OPENAI_API_KEY (local fake): evidence page inside the prompt; prompt tokens max'] = { measured: targets.prompt, target: '≥ 0.80; ≤ 6,000' };
+  rows['earnings calls, SQuAD, XQuAD, conversations, off-topic'] = { measured: 'npm run bench -- quality; conversations; languages', target: 'no lower' };
+  rows['search latency p95, 50,000 chunks, 20 clients, embedded'] = { measured: 'npm run bench -- search', target: '≤ 1.5× before' };
+  console.log('\nTargets (offline default, top_k 5, the passages the answer stream sends)');
+  console.table(rows);
 }
 
 const pct = (n: number, d: number) => `${((100 * n) / Math.max(1, d)).toFixed(1)}%`;
@@ -428,6 +470,8 @@ try {
       if (citations.length > 0) unansweredAnswered++;
       if (values.verbose) console.log(`${q.id} (unanswerable) ${citations.length ? 'ANSWERED' : 'refused'}\n  Q: ${q.question}\n  A: ${answer.slice(0, 300)}`);
     }
+    targets.noAnswer.refused += unanswerable.length - unansweredAnswered;
+    targets.noAnswer.of += unanswerable.length;
     console.log(`\nEarnings calls (${single.length} single-call questions, top_k 5, db ${values.db}, embeddings ${kb.embedding_model})`);
     console.table({
       'right call first (retrieved)': { ours: ratio(first, single.length), 'page BM25 peer': ratio(peerFirst, single.length) },
@@ -525,12 +569,15 @@ try {
   if (kbs.length > 0) {
     offRows.all = { questions: offTotal, answered: offAnswered, share: pct(offAnswered, offTotal) };
     offRows['held-out (all corpora, not tuned on)'] = { questions: heldTotal, answered: heldAnswered, share: pct(heldAnswered, heldTotal) };
+    targets.noAnswer.refused += offTotal - offAnswered + heldTotal - heldAnswered;
+    targets.noAnswer.of += offTotal + heldTotal;
     console.log('\nOff-topic questions answered (should be refused)');
     console.table(offRows);
   }
   if (values.dump) writeFileSync(values.dump, JSON.stringify(dumped));
   console.log('\nRefused answers carrying their sources (as every transport sends them)');
   console.table(refusalSourcesTable());
+  printTargets();
 } finally {
   await rt.close();
 }

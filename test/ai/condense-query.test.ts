@@ -116,6 +116,38 @@ describe('condenseQueryOffline', () => {
       expect(condensed.startsWith('How many clerks did the Bureau hire')).toBe(true);
       expect(condensed).not.toContain('new office');
     });
+
+    it('moves the years of the previous question for "And two years later?"', () => {
+      const staff: ChatTurn[] = [
+        { role: 'user', content: 'How many full-time employees did the Harbour Board have in FY 2019?' },
+        { role: 'assistant', content: 'In FY 2019, the board had 1,204 full-time employees [2].' },
+      ];
+      expect(condenseQueryOffline(staff, 'And two years later?')).toBe('How many full-time employees did the Harbour Board have in FY 2021?');
+      expect(condenseQueryOffline(staff, 'What about the year before?')).toBe('How many full-time employees did the Harbour Board have in FY 2018?');
+      // More than a shift: the follow-up is its own question.
+      expect(condenseQueryOffline(staff, 'And two years later, how many contractors?')).not.toContain('full-time employees');
+    });
+
+    it('adds the previous question to "that <noun>" when no name of the conversation holds the noun', () => {
+      const cut: ChatTurn[] = [
+        { role: 'user', content: 'By how much does the Harbour Board plan to cut its diesel use by 2025?' },
+        { role: 'assistant', content: 'By 2025, diesel use will be 12% below the 2019 level [1].' },
+      ];
+      expect(condenseQueryOffline(cut, 'What baseline is that cut measured against?')).toBe(
+        'What baseline is that cut measured against? (By how much does the Harbour Board plan to cut its diesel use by 2025?)',
+      );
+    });
+
+    it('keeps "it" on what the previous follow-up\'s "it" was, not on a name that turn used as a modifier', () => {
+      const requests: ChatTurn[] = [
+        ...period,
+        { role: 'user', content: 'Within how many days does it answer most FOIA requests?' },
+        { role: 'assistant', content: 'The Archive responds to most FOIA requests within 20 days [1].' },
+      ];
+      expect(condenseQueryOffline(requests, 'What share of its requests did it complete on time in FY 2023?')).toBe(
+        "What share of the Archive's requests did it complete on time in FY 2023?",
+      );
+    });
   });
 });
 

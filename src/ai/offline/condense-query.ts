@@ -4,10 +4,12 @@
  * long can the Zephyr-9 fly?") by resolving pronouns and elliptical
  * follow-ups against the entities of the recent turns.
  *
- * Guarantees: a follow-up with no pronoun and no ellipsis is returned
- * unchanged (trimmed), as is any follow-up when there is no history; the
- * output never drops words of the follow-up, it only substitutes a pronoun
- * or adds the missing subject.
+ * Guarantees: a follow-up with no pronoun, no ellipsis and no unresolved
+ * "that <noun>" is returned unchanged (trimmed), as is any follow-up when
+ * there is no history; the output never drops words of the follow-up, it
+ * only substitutes a pronoun or adds the missing subject, except that a
+ * follow-up that only moves the period ("And two years later?") becomes the
+ * previous question with its years moved.
  *
  * Resolution: "it/its/this/that" -> the topic (the most salient mention of
  * the latest user turn that has one); "they/them/their" -> the entity the
@@ -241,6 +243,8 @@ function resolvePeriod(history: ChatTurn[]): string | undefined {
   return undefined;
 }
 
+const NOUN_DETERMINERS = new Set(['a', 'an', 'the', 'its', 'their', 'our', 'his', 'her', 'this', 'that', 'these', 'those']);
+
 /** "that initiative", "this bureau", "those gases": a demonstrative and a common noun. */
 const DEMONSTRATIVE_NOUN = /\b(?:that|this|these|those|the same)\s+(\p{Ll}[\p{Ll}-]+)\b/u;
 
@@ -257,8 +261,13 @@ function resolveByNoun(history: ChatTurn[], noun: string): Mention | undefined {
     const mentions = extractMentions(turn.text).filter((m) => m.proper && !isPeriod(m));
     const holding = mentions.find((m) => tokenize(m.core).some((t) => t.stem === stem));
     if (holding) return holding;
-    for (const t of tokenize(turn.text)) {
+    const tokens = tokenize(turn.text);
+    for (const [k, t] of tokens.entries()) {
       if (t.stem !== stem || /^\p{Lu}/u.test(t.raw)) continue;
+      // The noun, not a verb of the same spelling ("plans to cut its use"): a determiner shortly before it.
+      const lead = tokens.slice(Math.max(0, k - 3), k).map((x) => x.lower);
+      const det = lead.findLastIndex((w) => NOUN_DETERMINERS.has(w));
+      if (det < 0 || lead.slice(det + 1).includes('to')) continue;
       const sentenceStart = Math.max(0, ...[...turn.text.slice(0, t.start).matchAll(/[.!?]\s/g)].map((m) => m.index + 1));
       // "a Council-led initiative": a name made an adjective describes the noun; it is not what the noun is.
       const before = mentions.filter((m) => m.start >= sentenceStart && m.start + m.core.length <= t.start && !/-\p{Ll}+$/u.test(m.core));
@@ -365,6 +374,13 @@ function condenseTurn(history: ChatTurn[], followUp: string, focus?: Mention): s
     const question = original.replace(AND_QUESTION, '');
     return condenseTurn(history, question[0]!.toUpperCase() + question.slice(1), focus);
   }
+  const lastUserAt = history.map((t) => t.role).lastIndexOf('user');
+  if (lastUserAt >= 0 && YEAR_SHIFT.test(original)) {
+    // The previous question as it was searched: itself a follow-up, it is read resolved.
+    const previous = condenseTurn(history.slice(0, lastUserAt), history[lastUserAt]!.content);
+    const shifted = shiftedQuestion(original, previous);
+    if (shifted) return shifted;
+  }
   const f = resolveNominals(history, original);
 
   const tokens = tokenize(f);
@@ -397,10 +413,15 @@ function condenseTurn(history: ChatTurn[], followUp: string, focus?: Mention): s
   const leadMatch = ELLIPSIS_LEAD.exec(f);
   // A bare fragment question ("How much?") has nothing to search for on its own.
   const fragment = !leadMatch && tokens.length <= 3 && /\?$/.test(f) && ownMentions.length === 0;
-  if (!pronoun && !leadMatch && !fragment) return f;
+  // "that cut" that no name of the conversation holds: the previous question says what it is.
+  const unresolvedNominal = f === original && DEMONSTRATIVE_NOUN.test(f) && !PERIOD_NOUN.test(f) && ownMentions.length === 0;
+  if (!pronoun && !leadMatch && !fragment) return unresolvedNominal ? withContext(f, analyseHistory(history)) : f;
 
   const ctx = analyseHistory(history);
   ctx.focus = focus;
+  // "it" again, after a follow-up whose "it" was resolved: the same thing, whatever else that turn named.
+  const previousUser = lastUserAt >= 0 ? history[lastUserAt]!.content : '';
+  const itContinues = !!focus && tokenize(previousUser).some((t) => IT.has(t.raw.toLowerCase()));
 
   if (pronoun) {
     // Each entity is spelled out once, at its first pronoun; later pronouns for it read naturally.
@@ -415,7 +436,7 @@ function condenseTurn(history: ChatTurn[], followUp: string, focus?: Mention): s
         target = ctx.lastUserAskedWho && ctx.answerEntity?.personLike ? ctx.answerEntity : (ctx.person ?? ctx.answerEntity ?? ctx.topic);
       } else if (THEY.has(raw)) target = ctx.lastUserAskedWho ? (ctx.answerEntity ?? ctx.topic) : ctx.topic;
       // "Where is it going?" asks where the thing is: "it" is not a place, nor a noun phrase when a name is at hand.
-      else if (ctx.focus && (ORG_PREDICATE.test(f) || !ctx.topic?.proper)) target = ctx.focus;
+      else if (ctx.focus && (ORG_PREDICATE.test(f) || !ctx.topic?.proper || itContinues)) target = ctx.focus;
       else target = /^\s*where\b/i.test(f) && (ctx.topic?.afterPlacePrep || !ctx.topic?.proper) ? (ctx.thing ?? ctx.topic) : ctx.topic;
       if (!target || used.has(target.core.toLowerCase())) continue;
       used.add(target.core.toLowerCase());
@@ -460,6 +481,38 @@ function condenseTurn(history: ChatTurn[], followUp: string, focus?: Mention): s
     return `${head} ${rest} of ${topic.text}?`;
   }
   return withContext(f, ctx);
+}
+
+const NUMBER_WORDS: Record<string, number> = { a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10 };
+/** "two years later", "a year earlier", "the following year", "the year before": a shift of the period asked. */
+const YEAR_SHIFT =
+  /\b(?:(a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d{1,2})\s+(?:fiscal\s+)?years?\s+(later|after|afterwards|on|earlier|before|prior|ago)|the\s+(following|next|previous|prior|preceding)\s+(?:fiscal\s+)?year|the\s+(?:fiscal\s+)?year\s+(after|before))\b/i;
+
+/**
+ * "And two years later?" after "How many … in FY 2020?": the previous question, its years moved by
+ * the shift ("… in FY 2022?"). Only for a follow-up that is that shift and little else.
+ */
+function shiftedQuestion(f: string, lastUser: string | undefined): string | undefined {
+  const m = YEAR_SHIFT.exec(f);
+  if (!m || !lastUser) return undefined;
+  const rest = f.replace(m[0], ' ').replace(ELLIPSIS_LEAD, ' ').replace(/[?.!,\s]+/g, ' ').trim();
+  if (tokenize(rest).some((t) => !t.stop)) return undefined;
+  const count = m[1] ? (NUMBER_WORDS[m[1].toLowerCase()] ?? Number(m[1])) : 1;
+  const later = /^(?:later|after|afterwards|on|following|next)$/i.test(m[2] ?? m[3] ?? m[4] ?? '');
+  const delta = later ? count : -count;
+  const periods = findPeriods(lastUser).filter((p) => p.year !== null);
+  if (periods.length === 0) return undefined;
+  let out = lastUser;
+  for (const p of [...periods].sort((a, b) => b.start - a.start)) {
+    const text = out.slice(p.start, p.end);
+    const year = p.year!;
+    // Written as four digits ("FY 2020") or two ("FY20"): the same form, moved.
+    const moved = text.includes(String(year))
+      ? text.replace(String(year), String(year + delta))
+      : text.replace(String(year % 100).padStart(2, '0'), String((year + delta) % 100).padStart(2, '0'));
+    out = out.slice(0, p.start) + moved + out.slice(p.end);
+  }
+  return out.replace(/\s+/g, ' ').trim();
 }
 
 /** Nothing to substitute: keep the follow-up and add the previous question as context. */
