@@ -307,9 +307,11 @@ export class VoiceSession {
       this.lastPingAt = now;
       this.browserAlive = false;
       this.browser.ping();
-      if (this.upstream?.readyState === this.upstream?.OPEN) {
+      // No upstream yet while the caller is being authorised (a slow database can outlast a ping interval).
+      const up = this.upstream;
+      if (up && up.readyState === up.OPEN) {
         this.upstreamAlive = false;
-        this.upstream!.ping();
+        up.ping();
       }
     }
   }
