@@ -14,7 +14,8 @@ import { tokenFromSubprotocols } from '../src/services/voice/authorize-voice';
 import { createVoiceSlots } from '../src/services/voice/voice-slots';
 import { voiceLimits, type VoiceLimits } from './limits';
 import { VOICE_PATH, VOICE_SUBPROTOCOL } from './protocol';
-import { VoiceSession, type VoiceObserver, type VoiceSessionStats } from './voice-session';
+import type { VoiceObserver, VoiceSessionStats } from './audio-relay';
+import { VoiceSession } from './voice-session';
 
 /** Frames above this are cut by `ws` itself (close 1009); below it, the session answers protocol_error. */
 const WS_MAX_PAYLOAD = 64 * 1024;
