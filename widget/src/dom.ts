@@ -20,3 +20,16 @@ export function adoptStyles(shadow: ShadowRoot, css: string) {
   style.textContent = css;
   shadow.append(style);
 }
+
+type Child = Node | string | null | undefined | false;
+
+/** An element with its attributes (true: present and empty; false or undefined: absent) and children. */
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string | boolean | undefined> = {}, ...children: Child[]) {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === undefined || value === false) continue;
+    el.setAttribute(name, value === true ? '' : value);
+  }
+  for (const child of children) if (child) el.append(child);
+  return el;
+}
