@@ -457,7 +457,7 @@ async function drive() {
           ...down,
           lost: downlink.lost,
           'dropped by gateway': Math.round(after.dropped.out / DELTA_BYTES),
-          // Before 26 Nov these counted as lost: the clients had reported before they could arrive.
+          // Not lost: the clients report before these could arrive, so they are counted apart.
           'sent after the stop, not counted': up.sent.length - up.sent.filter(([, t]) => t <= stoppedAt).length,
         },
         // Above 1 when the web loop lagged: frames one read delivered went up as one append.

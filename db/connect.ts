@@ -15,7 +15,7 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
 /**
  * HNSW's search breadth: how many nearest vectors the graph walk keeps. With 30, the nearest 30 of a
  * KB of 26,000 passages (FinanceBench's 41 filings) came back with 84% of the exact 30; with 100,
- * 97%, for 0.7 ms more per query (bench/research/vector-recall.ts, docs/architecture.md). Candidates
+ * 97%, for 0.7 ms more per query (bench/research/vector-recall.ts, docs/retrieval.md). Candidates
  * the walk misses are never scored, and which ones it misses changed with the order passages were
  * stored in: the same KB ingested twice ranked differently.
  */
@@ -53,7 +53,7 @@ type ParsedStatements = { parsedStatements: Record<string, string> };
  * database's connections all reach one session (db/embedded/wire-server.ts), so its pool shares one
  * of these: a statement one connection prepared is run by name from the others. Without that, every
  * retrieval statement was planned again in the session's one thread (1.96 ms of 5.2 ms at 5,000
- * chunks; docs/performance.md, stop 37). What makes sharing safe:
+ * chunks; docs/retrieval.md, prepared statements). What makes sharing safe:
  *  - a name is used only once its Parse has completed (pg marks it parsed on ParseComplete, in the
  *    `parsed` record every client of the session reads), and a connection about to Parse a name
  *    waits while another one is parsing it: two Parses of one name would collide in the session;

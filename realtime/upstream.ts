@@ -1,6 +1,6 @@
 /**
  * The upstream Realtime connection (OpenAI's GA WebSocket protocol): `ws` directly, with the
- * `openai` package's event types only (see docs/voice.md for why not its client). The gateway
+ * `openai` package's event types only (see docs/decisions.md for why not its client). The gateway
  * writes the whole session configuration; nothing the browser sends reaches this socket except
  * audio, re-encoded by the gateway.
  */

@@ -6,7 +6,7 @@
  *   node --import tsx bench/research/doc-evidence.ts dump FILE     # ingests the 10 calls (PostgreSQL)
  *   node --import tsx bench/research/doc-evidence.ts eval FILE
  *
- * Measured (docs/answers.md row 8): the sum over the best 5 candidates beat the best 10 and the
+ * Measured (docs/retrieval.md, document evidence): the sum over the best 5 candidates beat the best 10 and the
  * candidate count; 0.25-0.5 of a z-score gave the same 0.811 with no loss in the top 5.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -3,7 +3,7 @@
  * threshold of support = coverage + 2 x cosine + BM25 / lexical ceiling (src/ai/offline/support.ts),
  * and for the gates without one of the three terms at the threshold that leaves 2 off-topic
  * questions of 100, what is answered: earnings questions (right call), SQuAD answers containing
- * gold, off-topic and held-out off-topic questions (docs/answers.md, row 10).
+ * gold, off-topic and held-out off-topic questions (docs/answers.md, the refusal gate).
  *   node --import tsx bench/research/refusal-gate-curve.ts FILE
  */
 import { answerFromPassages } from '../../src/ai/offline/answerer';

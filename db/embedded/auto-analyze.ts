@@ -15,7 +15,7 @@ import type { Logger } from '../../src/logger';
  * ANALYZE samples 300 rows per unit of statistics target, whole rows: at PostgreSQL's default of
  * 100 that was every row of a 13,575-chunk document (text and a 512-dimension vector each), and
  * PGlite's WebAssembly memory, which never shrinks, grew from 128 to 265 MB for good the first time
- * it ran (docs/performance.md, stop 42). 10 samples 3,000 rows.
+ * it ran (docs/architecture.md, the embedded database). 10 samples 3,000 rows.
  */
 export const STATISTICS_TARGET = 10;
 

@@ -3,7 +3,8 @@
  * there, and this thread reaches them over the loopback port exactly as before. PGlite runs every
  * statement synchronously in WASM, so in the web process's own thread a statement stalled HTTP,
  * SSE and voice frames for as long as it ran (a 25-row insert into the 619-page PDF's chunks: up to
- * ~¼ s, docs/voice.md); in its own thread it stalls only the statements queued behind it.
+ * ~¼ s under `npm run bench -- voice --db embedded --ingest`); in its own thread it stalls only the
+ * statements queued behind it.
  *
  * Guarantees, as openEmbeddedDatabase's: while open, this process holds `${dataDir}/groundwork.lock`
  * (taken here, in the owner's thread, before the worker starts) with the wire port in it; `close()`

@@ -2,7 +2,7 @@
  * The migrated cluster a new embedded data directory starts from. Creating one in place costs the
  * first start PGlite's initdb and every migration (~6 s of the database thread), and leaves the
  * process ~550 MB larger than a restart on the same directory: initdb's own WebAssembly instance and
- * the garbage of both stay resident long after (docs/performance.md, stop 42). Loading a dumped
+ * the garbage of both stay resident long after (docs/decisions.md). Loading a dumped
  * cluster instead takes ~0.5 s, and the process is the size of a restart.
  *
  * The template is built with the app (`node src/app-bundle/launch.mjs --build`: postinstall and

@@ -15,7 +15,8 @@
  *  2. A client that disconnects while owning the database has its transaction rolled back.
  *  3. NotificationResponse messages go to the connections that LISTENed on that channel.
  *  4. Each unit runs in its own event-loop turn, so a queue of units stalls this thread's timers
- *     and sockets for at most one unit at a time, not for the whole queue (docs/voice.md). The
+ *     and sockets for at most one unit at a time, not for the whole queue (voice frames wait behind one
+ *     unit, not a queue of them). The
  *     service runs all of this in a thread of its own (database-thread.ts), off the web loop.
  *
  * What cannot be separated: session state (SET, temp tables, named prepared statements — run

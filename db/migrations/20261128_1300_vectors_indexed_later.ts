@@ -4,7 +4,7 @@ import { sql, type Kysely } from 'kysely';
  * A chunk's vector can be stored before it joins the HNSW index (`vector_pending`). On the embedded
  * database inserting a row into the HNSW index costs ~3.4 ms (PGlite's WebAssembly), two thirds of
  * storing a big document: the 619-page PDF's 2,461 chunks spent ~8 s there before the document could
- * be ready (docs/performance.md, stop 36). Its chunks are now stored pending, the document is ready
+ * be ready (`npm run bench -- ingest-stages`). Its chunks are now stored pending, the document is ready
  * once they are, and retrieval reads pending vectors by an exact scan of the KB's pending rows
  * (src/services/rag/vector-search.ts); a `kbs__index_vectors` job moves them into the index in short
  * statements afterwards.

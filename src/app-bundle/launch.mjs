@@ -3,7 +3,7 @@
 //   node src/app-bundle/launch.mjs --build      (postinstall, and the test runner before vitest)
 //
 // Loading ~2,000 modules through tsx's loader hooks cost every process 3–5 s of CPU before it did
-// anything (docs/performance.md, stop 41); the bundle is our TypeScript compiled by esbuild into one
+// anything (docs/decisions.md); the bundle is our TypeScript compiled by esbuild into one
 // file per entry (dist/app, git-ignored), with packages left to Node's own loader. It is plain
 // JavaScript so that it needs no loader itself, and it rebuilds the bundle (~0.3 s) whenever a file
 // the bundle was built from is newer, so an edit is never served stale.

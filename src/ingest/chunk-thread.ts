@@ -2,7 +2,7 @@
  * Chunking a big document is synchronous work: 14 MB of text takes ~0.6 s on a quiet machine and 1.3 s
  * under load. In the ingestion worker's thread it also stops that thread's other job. On the embedded
  * database, if that job is inside a transaction, it holds the one session every connection shares:
- * another organisation's `GET /api/kbs` waited 740 ms for it (docs/security.md, stop 44). So a document of
+ * another organisation's `GET /api/kbs` waited 740 ms for it under `npm run bench -- abuse hostile`. So a document of
  * CHUNK_THREAD_FROM_CHARS or more is chunked in a thread of its own, at nice 10 like the PDF threads
  * (it holds no session and no lock), which ends when it has answered and takes its heap with it. Not a
  * thread kept for reuse like those (shared-thread.ts): a second big document would find it busy and be

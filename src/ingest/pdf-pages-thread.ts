@@ -1,7 +1,7 @@
 /**
  * A long PDF is read by two threads: pdf.js is synchronous JavaScript, ~10 ms of CPU a page, and
  * reading the 619-page PDF's text was 2/3 of its time to ready once its vectors no longer waited for
- * the HNSW index (docs/performance.md, stop 40). The parsing thread reads the first part of the
+ * the HNSW index (docs/performance.md, ingestion). The parsing thread reads the first part of the
  * pages while a helper thread opens its own copy of the file and reads the rest; the parsing thread
  * then builds lines and paragraphs from every page in order, as before, so the result is the same
  * (test/ingest/parse-pdf.test.ts; every PDF of 100 pages or more in the shared corpora, measured).

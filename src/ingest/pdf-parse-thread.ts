@@ -3,10 +3,10 @@
  * (pdf.js, ~10 ms of CPU a page, on two threads from 100 pages) competes for the cores with the web
  * thread, which then answers late: profiled, the web thread waited 10–29 ms for a core up to 11 times
  * a second while the worker thread parsed, and not at all while only the niced helper did
- * (docs/performance.md, stop 41). So a big PDF is parsed in a thread of its own at nice 10, as the
+ * (docs/performance.md, the embedded default under ingestion). So a big PDF is parsed in a thread of its own at nice 10, as the
  * helper thread is. The worker thread cannot do it itself: an ordinary user may lower a thread's
  * priority but not raise it back, and the worker must store at full priority, because it then holds
- * the embedded database's session (stop 36's priority inversion).
+ * the embedded database's session, and a niced thread holding it would make every request wait on it.
  *
  * One parse thread per process, started on first use and ended after a minute idle (a new thread
  * compiles pdf.js afresh). A parse that finds it busy, or a thread that fails, runs in the calling

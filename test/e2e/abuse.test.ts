@@ -4,7 +4,7 @@
  * schema, tRPC router: test/helpers/abuse-endpoints.ts), keyed, keyless and with a junk key, with
  * slowloris clients alongside; then one organisation floods while another works. Bounded in time: a
  * few requests per endpoint here; `npm run bench -- abuse` is the longer run. The bounds are
- * documented in docs/security.md and README.md (Security).
+ * documented in docs/security.md (the abuse suite).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

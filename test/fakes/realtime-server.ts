@@ -1,7 +1,8 @@
 /**
  * A local fake of the OpenAI Realtime API (GA shape, WebSocket transport) on loopback, as strict as
  * the real API where the gateway can get it wrong, so the voice gateway runs against the real wire
- * protocol with no network. docs/voice.md lists every real-API behaviour reproduced here.
+ * protocol with no network (docs/voice.md, testing voice); test/realtime/voice-real-api.test.ts runs
+ * the gateway through each real-API behaviour reproduced here.
  *
  * Connection: `ws://127.0.0.1:<port>/v1/realtime?model=…` with `Authorization: Bearer <apiKey>`;
  * a wrong key gets HTTP 401 with OpenAI's `invalid_api_key` body, `fault: {kind:'forbidden'}` a 403.

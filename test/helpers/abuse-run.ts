@@ -7,8 +7,8 @@ import { rssMb, type StartedServer } from './server-process';
 
 /**
  * Documented in docs/security.md: the server's resident memory under abuse, embedded database and
- * inline worker included. Issue 26's bound (1.5 GB): the embedded database now runs in a thread of its
- * own (its own heap and WebAssembly memory), which put the flood's peak at 1,289 MB on 26 Nov.
+ * inline worker included. The bound is 1.5 GB: the embedded database runs in a thread of its own
+ * (its own heap and WebAssembly memory), which puts the flood's peak near 1,300 MB.
  */
 export const RSS_BOUND_MB = 1_500;
 /** Documented in docs/security.md: another organisation's p95 while one floods, on a loaded 2-core CI machine. */

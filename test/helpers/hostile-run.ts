@@ -118,7 +118,7 @@ export async function hostileRun(server: StartedServer, orgs: Orgs, dataDir: str
   const bombZip = zipSync(Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`big-${i}.txt`, new Uint8Array(20 * MB).fill(0x61 + i)])), { level: 9 });
   const tinyZip = zipSync(Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`f${i}.txt`, new TextEncoder().encode(`Note ${i}: refunds take ${i % 30} days.`)])), { level: 9 });
   const big26 = new Uint8Array(26 * MB).fill(0x62);
-  // 3 million words: 14 MB (called 24 MB until 29 Nov, after a slice to 24 MB that never cut).
+  // 3 million words: 14 MB.
   const words14 = prose(3_000_000, 7);
   const oneLine14 = words14.replaceAll('\n', ' ');
   // One 24 MB "word": base64 of seeded bytes, no space or line break anywhere.

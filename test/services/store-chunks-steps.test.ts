@@ -1,6 +1,7 @@
 /**
- * storeChunks in steps (the embedded database): a big document's chunks are written 200 rows per
- * transaction so one commit does not hold every organisation (docs/security.md, noisy neighbour).
+ * storeChunks in steps (the embedded database): a big document's chunks are written STORE_STEP rows
+ * per transaction so one commit does not hold every organisation (docs/security.md, a fair share per
+ * organisation).
  * The outcome must be the one transaction's: every chunk once, the document ready; a rerun
  * replaces instead of duplicating; a document deleted meanwhile is reported, not resurrected.
  */

@@ -58,7 +58,7 @@ export function loadLocalEncoder(assetPath: string = DEFAULT_STATIC_ASSET): Prom
 /**
  * Embedding time between yields to the event loop, so a big ingest never stalls I/O. By time, not by
  * count: a text costs 0.8 ms at 500 characters and 1.5 ms at a 300-token chunk's ~2,000, so the 32
- * texts a slice held until 28 Nov took ~50 ms (~100 ms on a busy machine). In the worker's thread
+ * texts of a slice by count took ~50 ms (~100 ms on a busy machine). In the worker's thread
  * that stall sat between the round trips of whatever transaction another job had open there, and on
  * the embedded database an open transaction holds the one session: chunks being moved held it for
  * ~480 ms, of which ~130 ms was the statements (issue 26).

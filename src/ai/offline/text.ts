@@ -132,7 +132,7 @@ export function tokenize(text: string, language: Language | null = reading): rea
  * Texts tokenised lately, shared by every caller (so the arrays are read-only). One answer tokenises each
  * retrieved passage's sentences three or four times (the answerer, the support check's two passes, the
  * documents they are about), and the next question to the same knowledge base retrieves many of the same
- * passages: tokenising was a tenth of a search's work on the web thread (docs/performance.md, stop 36).
+ * passages: tokenising was a tenth of a search's work on the web thread, measured by a CPU profile.
  * Bounded by the tokens held (~150 bytes each, so ~15 MB); a text of more than a tenth of that is not kept.
  */
 const RECENT_MAX_TOKENS = 100_000;

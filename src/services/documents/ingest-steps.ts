@@ -7,10 +7,10 @@
  * waits for one step of a big document, never for all of it, even with one worker slot. Before,
  * one 17,000-chunk document held a slot for ~20 minutes.
  *
- * Until 26 Nov every step was a job and every chunk went through the pending table even with an
- * empty queue: on the 619-page PDF (2,461 chunks, 10 steps) that was ~3 s of CPU writing and
- * reading the chunks back as JSON, and a job hand-off per step, for an order of work that was the
- * same (with nothing else queued, the next step was the next job). Steps also overlap now: the next
+ * Making every step a job, with every chunk through the pending table even with an empty queue,
+ * cost the 619-page PDF (2,461 chunks, 10 steps) ~3 s of CPU writing and reading the chunks back as
+ * JSON, and a job hand-off per step, for an order of work that is the same (with nothing else
+ * queued, the next step is the next job). Steps also overlap now: the next
  * step's chunks are embedded in the job's thread while the database stores the current ones.
  *
  * Each step run from pending rows moves its chunks from pending to `chunks` in the same

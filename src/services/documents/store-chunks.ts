@@ -31,10 +31,10 @@ const BATCH = 1000;
 /**
  * Rows per statement on the embedded database for a big document (storeChunksInSteps). Each
  * statement holds the one PGlite session whole, about 8 ms a row once the HNSW index is large, so
- * every other query waits behind it. Until 26 Nov it also held the web process's event loop
- * (PGlite ran on that thread): 200 rows stalled voice relays for up to 1.2-3.7 s, 25 rows for at
- * most ~250 ms, and the 619-page PDF took as long (docs/voice.md, 25 Nov). PGlite now has its own
- * thread (db/embedded/database-thread.ts); 25 still bounds how long a search queues behind a step.
+ * every other query waits behind it. PGlite runs in its own thread (db/embedded/database-thread.ts),
+ * so a step no longer holds the web process's event loop, but a search still queues behind it: with
+ * PGlite on the web thread, 200 rows stalled voice relays for up to 1.2-3.7 s and 25 rows for at most
+ * ~250 ms, for no slower ingestion; 25 bounds that queue.
  */
 const STEP = 25;
 

@@ -16,7 +16,7 @@
 
 /** In fused z-score units: the passages of the document with the most evidence move up this much. */
 export const DOCUMENT_EVIDENCE = 0.5;
-/** How many of the best candidates count as evidence (measured: 5 above 10; docs/answers.md). */
+/** How many of the best candidates count as evidence (measured: 5 above 10; docs/retrieval.md). */
 export const EVIDENCE_CANDIDATES = 5;
 
 export function documentEvidence(rows: Array<{ document_id: string; position: number; fused: number }>): number[] {

@@ -23,13 +23,13 @@
  * Within that order, each page's best passage comes before any page's second (onePassagePerPageFirst),
  * so the document's places show as many of its pages as they can: measured on FinanceBench, three
  * of the 68 questions had their evidence page sixth or seventh, behind a second and third passage
- * of one page (docs/answers.md, 27 Nov). Every other list retrieval shows follows the same rule
+ * of one page (docs/retrieval.md, pages of figures). Every other list retrieval shows follows the same rule
  * over all its documents (retrieve.ts onePassagePerPage).
  *
  * A table of contents is a page of numbers too, but of page numbers: they go up as the page is read,
  * where a table's rows go up and down (isIndexPage). Such a page gets no bonus: on FinanceBench the
  * contents pages of plans and agreements filed as exhibits stood above the evidence page
- * (docs/answers.md, 27 Nov 11:05).
+ * (docs/retrieval.md, pages of figures).
  *
  * A figure is a number standing alone: not glued to letters or a hyphen ("3M", "10-K", "FY2018",
  * "A4"). A document without page numbers (Markdown, plain text) has one page: no bonus.

@@ -151,7 +151,7 @@ async function searchChunks(
   // The ids are parameters, so the statement's text, and with it the prepared statement, is the same
   // for every question of a shape. PostgreSQL keeps a generic plan only when it is costed no higher
   // than the custom plans of the first executions; otherwise it plans every execution again, ~2 ms
-  // at 50,000 chunks (docs/performance.md, "stop 37"). So when the question names no document the
+  // at 50,000 chunks (docs/retrieval.md, prepared statements). So when the question names no document the
   // two parts are left out (a custom plan costs them at nothing, a generic one cannot), and when it
   // names some, the ids are always NAMED_DOCUMENTS parameters, padded with '' (no document's id):
   // a generic plan expects as many documents as a custom one then.
@@ -161,7 +161,7 @@ async function searchChunks(
   const inNamed = (chunk: string) => sql`${sql.ref(`${chunk}.kb_id`)} = ${sql.lit(kbId)} and ${sql.ref(`${chunk}.document_id`)} = any(${named}) and ${enabledChunkSql(chunk)}`;
   // The named documents' chunks are read by document (`offset 0` keeps the word match out of that
   // scan): ANDed with the full-text index, a question's common words made the index read thousands
-  // of entries, 2.6 of the 4.8 ms this part took at 50,000 chunks (docs/performance.md, "stop 37").
+  // of entries, 2.6 of the 4.8 ms this part took at 50,000 chunks (measured with titled documents).
   const docLex = lexical && documents.length > 0
     ? sql`select m.id, m.heap_tid, m.lexical, ${dense('e')} as dense from (
             select c.id, c.heap_tid, ${bm25Sql(lexical, { tsv: sql.ref('c.tsv'), k: lengthNormSql(lexical, 'c') })} as lexical from (
