@@ -144,7 +144,7 @@ function openingLines(parsed: ParsedDocument): Array<{ text: string; size?: numb
 function captionedName(lines: string[]): string | null {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
-    // Caption on the same line: `AMCOR PLC (Exact name of registrant ...)`.
+    // Caption on the same line: `GLOBEX PLC (Exact name of registrant ...)`.
     const paren = line.indexOf('(');
     if (paren > 1 && NAME_CAPTION.test(line.slice(paren))) {
       const name = line.slice(0, paren).trim();
@@ -158,8 +158,8 @@ function captionedName(lines: string[]): string | null {
   return null;
 }
 
-// A listed issuer as a press release introduces itself: "PepsiCo, Inc. (NASDAQ: PEP)", "Amcor plc
-// (NYSE: AMCR; ASX: AMC)": a name, then a market and a symbol in parentheses. The name is the run of
+// A listed issuer as a press release introduces itself: "Initech, Inc. (NASDAQ: INIT)", "Globex plc
+// (NYSE: GLBX; ASX: GLB)": a name, then a market and a symbol in parentheses. The name is the run of
 // capitalised words (and legal-form words) right before the parenthesis.
 const LISTING = /\(\s*\p{Lu}[\p{L}]{1,9}(?:\s+\p{Lu}[\p{L}]+)?\s*:\s*\p{Lu}[\p{Lu}\p{N}.]{0,7}(?:\s*[;,]\s*\p{Lu}[\p{L}]{1,9}\s*:\s*\p{Lu}[\p{Lu}\p{N}.]{0,7})*\s*\)/u;
 const NAME_WORD = /^(?:\p{Lu}[\p{L}\p{N}&'’.-]*,?|&|and|of|plc|inc\.?|ltd\.?|llc|corp\.?|co\.?|n\.v\.|s\.a\.|ag|se|lp|l\.p\.)$/u;
@@ -215,7 +215,7 @@ function mostRepeated(candidates: string[], parsed: ParsedDocument): string | nu
   let best: string | null = null;
   let bestCount = 1;
   for (const c of candidates) {
-    // A cover in capitals ("AMCOR PLC") is written "Amcor plc" in the body: case aside. A name in
+    // A cover in capitals ("GLOBEX PLC") is written "Globex plc" in the body: case aside. A name in
     // mixed case is written the same way; "Presentation" as a heading is not the word "presentation".
     const caps = !/\p{Ll}/u.test(c);
     const key = caps ? trimName(c).toLowerCase() : trimName(c);
@@ -228,7 +228,7 @@ function mostRepeated(candidates: string[], parsed: ParsedDocument): string | nu
   return best;
 }
 
-/** "AMCOR PLC" stays; trailing punctuation and a leading "The" go (the body writes "Boeing Company" too). */
+/** "GLOBEX PLC" stays; trailing punctuation and a leading "The" go (the body writes "Acme Company" too). */
 const trimName = (s: string) => collapseWhitespace(s.replace(/^the\s+/i, '').replace(/[\s,.;:|–—-]+$/, ''));
 
 function tidyKind(k: string): string {

@@ -1,7 +1,7 @@
 /**
  * Ligature glyphs that a PDF maps to no character. Some generators draw "fi", "fl", "ffi"… as one
  * glyph and give it no Unicode value; pdf.js then reports U+0000 and the word loses letters
- * ("Snowake", "scal year", "cash ow"), so neither BM25 nor the embedding can match "Snowflake",
+ * ("Wildower", "scal year", "cash ow"), so neither BM25 nor the embedding can match "Wildflower",
  * "fiscal" or "flow" in a question.
  *
  * Such a glyph is one ligature everywhere it occurs in a document, so it is decoded once per
@@ -9,7 +9,7 @@
  * gets a private-use placeholder; at the end, every distinct word it occurs in votes for the
  * ligature under which that word is most probable by the unigram language model of the offline
  * embedding's SentencePiece vocabulary ("flow" beats "fiow" by far; a close call such as
- * "Snowflake" vs "Snowffake" is outvoted by the glyph's other words). A glyph rarely followed by a
+ * "Wildflower" vs "Wildffower" is outvoted by the glyph's other words). A glyph rarely followed by a
  * letter is not a ligature and is dropped, as before.
  */
 import { loadLocalEncoder } from '../ai/embeddings/local';

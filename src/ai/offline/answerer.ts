@@ -79,7 +79,7 @@ const DEFAULTS: Required<Omit<AnswerOptions, 'previousAnswers'>> = {
   maxWords: 90,
   // Retrieval ranks documents by the period, name and passages they hold (title-boost.ts,
   // document-evidence.ts): the first passage's document is more often the right one than the
-  // sentence matcher alone can tell. Measured 0.05-0.15 on the earnings dump (docs/answers.md).
+  // sentence matcher alone can tell. Measured 0.05-0.15 on the earnings-call questions of bench/reports.
   leadDocumentBonus: 0.1,
 };
 
@@ -94,7 +94,7 @@ const LIST_OPTIONS: Partial<AnswerOptions> = { secondSentenceRatio: 0.6, maxSent
 
 /**
  * What the question names that a passage's document must be about: numbers and periods ("Q2",
- * "2022", "FY23") and proper names not at the start of the question ("Microsoft").
+ * "2022", "FY23") and proper names not at the start of the question ("Globex").
  */
 function specifiers(tokens: Token[]): string[] {
   const out = new Set<string>();
@@ -159,8 +159,9 @@ const CONNECTIVES =
 
 // How much of a question word in the previous sentence counts for this one: a sentence that opens
 // with a pronoun or demonstrative continues its predecessor's subject ("The class P is seen as ...
-// This hypothesis is called the Cobham–Edmonds thesis."). Measured on the SQuAD sample of 500:
-// 0.35 (as for any sentence) 357, 0.5 358, 0.7 360, 0.8-0.9 361, 1.0 360 (docs/answers.md).
+// This hypothesis is called the Cobham–Edmonds thesis."). Measured on 500 of the
+// general-knowledge questions of bench/quality: 0.35 (as for any sentence) 357 answered, 0.5 358,
+// 0.7 360, 0.8-0.9 361, 1.0 360.
 const PREVIOUS_CARRY = 0.35;
 /** A heading's score is lowered this much: below a sentence of its passage that covers the question as well. */
 const HEADING_PENALTY = 0.3;
@@ -414,14 +415,14 @@ function answerIn(language: string | null, request: string, passages: AnswerPass
   // words its focus: "Where was the Piper PA-28 going?" is not answered by a sentence that only names it.
   const named = new Set(qContent.filter((t) => /^\p{Lu}/u.test(t.raw) || /\d/.test(t.raw)).map((t) => t.stem));
   const unnamed = qTerms.filter((t) => !named.has(t));
-  // Names inside the question (not its first word, a month or a weekday): "Salesforce" in "What impact has Salesforce had on Snowflake?".
+  // Names inside the question (not its first word, a month or a weekday): "Globex" in "What impact has Globex had on Acme?".
   const entities = new Set(
     qTokens
       .filter((t, i) => i > 0 && !t.stop && /^\p{Lu}/u.test(t.raw) && !/\d/.test(t.raw) && !MONTHS.has(t.lower) && !WEEKDAYS.has(t.lower))
       .map((t) => t.stem),
   );
-  // Shared by most documents, not passages: three passages of the one call about Salesforce do not
-  // make "Salesforce" the topic of "What impact has Salesforce had on Snowflake?"; nor does a name
+  // Shared by most documents, not passages: three passages of the one call about Globex do not
+  // make "Globex" the topic of "What impact has Globex had on Acme?"; nor does a name
   // the question gives that some document lacks (the topic is what they all share).
   const documentStems = [...groupBy(passages.map((p, i) => [p.document ?? `#${i}`, passageStems[i]!] as const)).values()].map(
     (sets) => new Set(sets.flatMap((set) => [...set])),

@@ -14,7 +14,7 @@ const order = (p: Period) => (p.year ?? 0) * 10 + (p.quarter ?? 0);
 
 /**
  * The title (with identity) of a source line, where retrieval's title boost reads a document's
- * period too; not its file name, whose numbers are as often counters or ids ("squad-2015.txt",
+ * period too; not its file name, whose numbers are as often counters or ids ("notes-2015.txt",
  * "0000950170-19-000123.pdf") as years.
  */
 function documentTitle(source: string | undefined): string {

@@ -14,9 +14,9 @@
  * missing or absent from the KB, and the passage means something else. The question is covered
  * when the best passage reaches MIN_SUPPORT.
  *
- * Calibrated on the earnings-call questions, a SQuAD sample and 25 off-topic questions against
- * four corpora with the offline embeddings, checked on 25 held-out off-topic questions
- * (bench/research/offtopic-gate.ts, docs/answers.md); the scale of another embedding model's
+ * Calibrated on the earnings-call questions, a sample of the general-knowledge questions and 25
+ * off-topic questions against four corpora with the offline embeddings, checked on 25 held-out
+ * off-topic questions (bench/reports, bench/lib/off-topic.ts); the scale of another embedding model's
  * cosines differs, so the gate is only for the offline answerer (an LLM judges relevance itself).
  */
 import { sourceDocument } from '../prompts';
@@ -25,7 +25,7 @@ import { answerLanguage, type Language } from '../../text/language';
 import { MONTHS, WEEKDAYS, questionContent, readingIn, splitSentences, tokenize, withWrittenTerms } from './text';
 
 export const MIN_SUPPORT = 1.75;
-/** namedDocumentCoverage a question naming a retrieved document needs: on FinanceBench's tuning half 0.3-0.6 answer the same filings; 0.3 also answers one more earnings question rightly, while the earnings set's unanswerable "For Snowflake ... the modified lease" stays refused (docs/answers.md). */
+/** namedDocumentCoverage a question naming a retrieved document needs: on the tuning half of the filings of bench/reports 0.3-0.6 answer the same filings; 0.3 also answers one more earnings-call question rightly, while that set's unanswerable question stays refused. */
 export const MIN_NAMED_DOCUMENT_COVERAGE = 0.3;
 const DENSE_WEIGHT = 2;
 
@@ -35,7 +35,7 @@ const DENSE_WEIGHT = 2;
  * language's text look alike: the gate answered 19 and 23 of 25 held-out off-topic questions) and
  * deflated in Chinese (it refused 241 of 595 answerable ones). Passages read in another language are
  * judged on their words alone (coverage plus BM25 share, 0-2), covered from WORDS_ONLY_MIN_SUPPORT.
- * Chosen on the tuning halves of XQuAD zh, de and es and of their off-topic questions
+ * Chosen on the tuning halves of the zh, de and es questions of bench/languages and of their off-topic questions
  * (bench/lib/off-topic.ts) as the lowest threshold that answers at most 1 of 25 off-topic
  * questions in each; on the held-out halves it answers 0, 3 and 4 of 25 off-topic questions and
  * refuses 59, 121 and 57 of 595 answerable ones (bench/languages.ts measures it end to end).

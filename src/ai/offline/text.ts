@@ -42,7 +42,7 @@ export const STOPWORDS = new Set(
 );
 
 // How a request is put, not what it asks about: "Please list all of the conclusions from the times
-// Snowflake has discussed Snowpark" is about Snowflake and Snowpark, and no passage says "conclusions".
+// Acme has discussed Roadrunner" is about Acme and Roadrunner, and no passage says "conclusions".
 const REQUEST_WORDS = new Set(
   `please list summarize summarise summary overview outline describe described explain conclusion conclusions
   discuss discussed discusses mention mentioned mentions times status`.split(/\s+/),

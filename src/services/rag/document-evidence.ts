@@ -11,7 +11,7 @@
  * DOCUMENT_EVIDENCE. A passage next to one already counted is not counted again: neighbouring
  * chunks share their overlap, and a paragraph split in two is one piece of evidence, not two. When
  * no document has two separate passages among the best candidates, the ranking and scores stay
- * exactly as fused (SQuAD's one- and two-chunk paragraphs).
+ * exactly as fused (documents of one or two chunks).
  */
 
 /** In fused z-score units: the passages of the document with the most evidence move up this much. */

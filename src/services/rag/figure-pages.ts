@@ -21,17 +21,17 @@
  * candidate's normalisation.
  *
  * Within that order, each page's best passage comes before any page's second (onePassagePerPageFirst),
- * so the document's places show as many of its pages as they can: measured on FinanceBench, three
- * of the 68 questions had their evidence page sixth or seventh, behind a second and third passage
+ * so the document's places show as many of its pages as they can: measured on the filings of bench/reports, three
+ * of 68 questions had their evidence page sixth or seventh, behind a second and third passage
  * of one page (docs/retrieval.md, pages of figures). Every other list retrieval shows follows the same rule
  * over all its documents (retrieve.ts onePassagePerPage).
  *
  * A table of contents is a page of numbers too, but of page numbers: they go up as the page is read,
- * where a table's rows go up and down (isIndexPage). Such a page gets no bonus: on FinanceBench the
+ * where a table's rows go up and down (isIndexPage). Such a page gets no bonus: on the filings of bench/reports the
  * contents pages of plans and agreements filed as exhibits stood above the evidence page
  * (docs/retrieval.md, pages of figures).
  *
- * A figure is a number standing alone: not glued to letters or a hyphen ("3M", "10-K", "FY2018",
+ * A figure is a number standing alone: not glued to letters or a hyphen ("A3", "10-K", "FY2018",
  * "A4"). A document without page numbers (Markdown, plain text) has one page: no bonus.
  */
 import { sql } from 'kysely';
@@ -43,7 +43,7 @@ import { bm25Sql, lengthNormSql, type LexicalQuery } from './lexical-search';
 import { enabledChunkSql, queryVectorSql, similaritySql, type QueryVector } from './vector-search';
 import type { FusionWeights } from './fuse';
 
-/** In fused z-score units per standard deviation of page figure density (1.0 chosen on the FinanceBench tuning half; 1.5 and 2 measured worse). */
+/** In fused z-score units per standard deviation of page figure density (1.0 chosen on the tuning half of the filings of bench/reports; 1.5 and 2 measured worse). */
 export const FIGURE_PAGE_WEIGHT = 1.0;
 
 /** A standalone number, in PostgreSQL's regular expression syntax: currency sign, separators, decimals, percent. */

@@ -3,7 +3,7 @@
  * both scores computed exactly (not "missing from one list"), each score is z-normalised over the
  * candidate set, and the two are mixed with fixed weights. Reciprocal rank fusion was measured to be
  * worse than BM25 alone here, because it gives the weaker dense ranking an equal say; the weights
- * come from SQuAD dev (tuned on one half of the questions, checked on the other: bench/quality).
+ * come from the general-knowledge set of bench/quality (tuned on one half of the questions, checked on the other: bench/quality).
  *
  * Two evaluations of one formula: `fusedScoreSql` ranks inside the retrieval statement, so only the
  * top_k rows (with their texts) leave the database; `fuse` re-ranks candidate lists in process for

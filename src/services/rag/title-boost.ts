@@ -1,6 +1,6 @@
 /**
  * Document-level evidence: a question that names what a document's title holds ("in the Q2 2023
- * call", "Microsoft's") should rank that document's passages first, although the passages rarely
+ * call", "Acme's") should rank that document's passages first, although the passages rarely
  * repeat it and every document of a series says "product revenue" alike. The title is indexed with
  * every chunk (document-title.ts), which brings those chunks into the candidates; this re-ranks the
  * candidates by how well the question matches their document's title, in two parts:
@@ -9,7 +9,7 @@
  *     is not half of the "Q4 2022" call, "the most recent call" is the latest one, and "the
  *     expected margin for the full year 2023" is also the Q4 2022 call's (where that outlook is given);
  *   - the title's other words by specificity among the candidates' documents: a word shared by all
- *     of them ("Snowflake" in every call of Snowflake) tells nothing, one shared by few tells a lot.
+ *     of them ("Acme" in every call of Acme) tells nothing, one shared by few tells a lot.
  *
  * No title, or nothing of the question in any title, leaves the ranking exactly as fused.
  */
@@ -49,8 +49,8 @@ export function aboutDocument(title: string | null, identity: DocumentIdentity |
  * is then its only period; a document without one is of the periods its title and identity write.
  *
  * When the question's words name some documents (their subject), a period counts in proportion to
- * how well a document matches those words: "3M's FY2018 capital expenditure" is 3M's 2018 report,
- * and another company's report of 2018 is no better than 3M's report of another year. When the
+ * how well a document matches those words: "Acme's FY2018 capital expenditure" is Acme's 2018 report,
+ * and another company's report of 2018 is no better than Acme's report of another year. When the
  * words name none (every call of one company), the period alone decides, as before.
  */
 export function titleBoosts(

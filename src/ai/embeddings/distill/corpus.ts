@@ -1,6 +1,6 @@
 /**
- * Builds the distillation corpus: English sentences that are NOT from SQuAD (SQuAD dev
- * is the evaluation set, so it must never be used to fit the static table).
+ * Builds the distillation corpus: English sentences that are NOT from the question-answering
+ * evaluation set of bench/quality (it must never be used to fit the static table).
  *
  * Sources, all available offline: the shared real-world documents (PDF manual, DOCX
  * handbook, 10-K HTML, markdown), every README/markdown file under node_modules, and,

@@ -6,7 +6,7 @@
  *
  *   npx tsx src/ai/embeddings/distill/generate.ts [--workdir DIR] [--epochs N] [--reuse] [--out FILE]
  *
- * Steps: build a corpus of ~31k non-SQuAD sentences (distill/corpus.ts) -> run the full
+ * Steps: build a corpus of ~31k sentences from outside the evaluation sets (distill/corpus.ts) -> run the full
  * model over every vocabulary piece alone and over the corpus, in two processes
  * (distill/teacher-run.ts), collecting final embeddings and per-piece sums of the
  * last-layer token states -> table = per-piece contextual mean (shrunk toward the
