@@ -1,8 +1,9 @@
 /**
  * The passages sent with an answer (the stream's `sources`, the SSE `citations` event) are the
  * passages the answer was made from. Offline, when the order retrieval shows (figure pages first)
- * leaves the extractive answerer nothing to answer from, it answers from the top k as ranked, and
- * sends those.
+ * leaves the extractive answerer nothing to answer from, it answers from the passages of the top k
+ * as ranked that answer, followed by the order shown, and sends those; when neither answers, the
+ * refusal shows the order shown.
  */
 import { describe, expect, it } from 'vitest';
 import { createModelRegistry } from '../../src/ai/providers';
@@ -47,10 +48,18 @@ describe('the passages an answer reads are the passages it sends', () => {
     for (const c of done.citations) expect(sources).toContain(c.chunk_id);
   });
 
-  it('answers from the ranking, and sends it, when the order shown leaves nothing to quote', async () => {
+  it('answers from the ranking when the order shown leaves nothing to quote, and sends that passage before the order shown', async () => {
     const { sources, done } = await sent({ chunks: [table, other], confident: true, lexicalCeiling: 8, ranked: [prose, other] }, question);
-    expect(sources).toEqual(['chk_prose', 'chk_other']);
+    // The passage quoted, then what retrieval shows (the table page kept), k in all.
+    expect(sources).toEqual(['chk_prose', 'chk_table']);
     expect(done.refused).toBe(false);
     expect(done.answer).toContain('95 francs');
+    for (const c of done.citations) expect(sources).toContain(c.chunk_id);
+  });
+
+  it('shows the order retrieval shows when neither it nor the ranking answers', async () => {
+    const { sources, done } = await sent({ chunks: [table, other], confident: true, lexicalCeiling: 8, ranked: [other, table] }, question);
+    expect(done.refused).toBe(true);
+    expect(sources).toEqual(['chk_table', 'chk_other']);
   });
 });

@@ -82,16 +82,29 @@ function gateFor(deps: Pick<AppDeps, 'models'>, input: { question: string; retri
 /**
  * The retrieval an answer is made from, with its gate: `retrieval` itself, or for the offline
  * answerer, when the order retrieval shows leaves it nothing to answer from (its gate or the answerer
- * itself refuses), the top k as ranked (retrieve.ts `ranked`). The passages sent with the answer
- * are the ones it read, either way.
+ * itself refuses), the passages of the top k as ranked (retrieve.ts `ranked`) that answer, followed
+ * by the order shown, as many as k; failing that the ranking itself. When neither answers, the
+ * refusal shows the order retrieval shows. The passages sent with the answer are the ones it read.
  */
 function readAndGate(deps: Pick<AppDeps, 'models'>, input: { question: string; retrieval: Retrieval; standalone?: string | undefined }): { retrieval: Retrieval; gate: AnswerGate } {
   const { retrieval } = input;
   const gate = gateFor(deps, input);
   if (!retrieval.ranked || deps.models.answerModel.provider !== OFFLINE_PROVIDER) return { retrieval, gate };
-  if (gate.pass && !answerFromPassages(input.standalone ?? input.question, answerPassages(retrieval)).refused) return { retrieval, gate };
+  const question = input.standalone ?? input.question;
+  const answers = (r: Retrieval, g: AnswerGate) => g.pass && !answerFromPassages(question, answerPassages(r)).refused;
+  if (answers(retrieval, gate)) return { retrieval, gate };
   const ranked = { ...retrieval, chunks: retrieval.ranked, ranked: undefined };
-  return { retrieval: ranked, gate: gateFor(deps, { ...input, retrieval: ranked }) };
+  const rankedGate = gateFor(deps, { ...input, retrieval: ranked });
+  if (!rankedGate.pass) return { retrieval, gate };
+  const answer = answerFromPassages(question, answerPassages(ranked));
+  if (answer.refused) return { retrieval, gate };
+  // The passages that answer, then the rest of what retrieval shows (a figure page among them).
+  const quoted = ranked.chunks.filter((_, i) => answer.markers.includes(i + 1));
+  const rest = retrieval.chunks.filter((c) => !quoted.some((q) => q.chunk_id === c.chunk_id));
+  const mixed = { ...ranked, chunks: [...quoted, ...rest].slice(0, Math.max(retrieval.chunks.length, quoted.length)) };
+  const mixedGate = gateFor(deps, { ...input, retrieval: mixed });
+  if (answers(mixed, mixedGate)) return { retrieval: mixed, gate: mixedGate };
+  return { retrieval: ranked, gate: rankedGate };
 }
 
 /** The retrieval an answer is made from (readAndGate), for views that show its passages. */
