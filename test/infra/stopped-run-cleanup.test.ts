@@ -10,8 +10,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 const CHILD = path.join(import.meta.dirname, 'stopped-run.child.ts');
 const WATCHDOG = path.join(import.meta.dirname, 'run-watchdog.mjs');
-/** Generous: initdb and a start under a loaded machine; the cleanup itself takes well under a second. */
-const DEADLINE_MS = 30_000;
+/** Generous: the cleanup takes well under a second on a quiet machine, seconds at load 30. */
+const DEADLINE_MS = 60_000;
+/** Each test starts a cluster (initdb and a start: over a minute at load 30), then waits for its cleanup. */
+const TEST_TIMEOUT_MS = 300_000;
 
 type Started = { runDir: string; watchdogPid: number; clusterDir: string; postmasterPid: number; testProcessPid: number; browserPid: number | null };
 
@@ -85,12 +87,12 @@ describe('a stopped test run', () => {
     expect(existsSync(started.clusterDir)).toBe(false);
     await expectCleanedUp(started);
     await until('watchdog gone after the run cleaned up', () => !alive(started.watchdogPid) && !existsSync(started.runDir));
-  });
+  }, TEST_TIMEOUT_MS);
 
   it('is cleaned up by its watchdog when it is killed outright (SIGKILL, a CI timeout)', async () => {
     const { child, started } = await startRun(['--browser']);
     child.kill('SIGKILL');
     await expectCleanedUp(started);
     await until('watchdog done', () => !alive(started.watchdogPid) && !existsSync(started.runDir));
-  });
+  }, TEST_TIMEOUT_MS);
 });
