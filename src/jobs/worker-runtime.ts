@@ -28,11 +28,15 @@ export type RunnerHandle = WorkerHandle & { events: WorkerEvents };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function startWorker(runtime: Runtime, opts: { pollInterval?: number } = {}): Promise<RunnerHandle> {
+/**
+ * `events`: the emitter graphile-worker reports on, for a caller that must hear every job from the
+ * first: jobs start before this resolves (the heartbeat's first write is awaited after the runner).
+ */
+export async function startWorker(runtime: Runtime, opts: { pollInterval?: number; events?: WorkerEvents } = {}): Promise<RunnerHandle> {
   const { config, logger, database } = runtime;
   // A changed embedding model (e.g. OPENAI_API_KEY added) is rolled out to existing KBs in the background.
   await enqueueReembeddingWhereNeeded(runtime.deps);
-  const events = new EventEmitter() as WorkerEvents;
+  const events = opts.events ?? (new EventEmitter() as WorkerEvents);
   const workerIds = new Set<string>();
   events.on('worker:create', ({ worker }) => void workerIds.add(worker.workerId));
   events.on('worker:stop', ({ worker }) => void workerIds.delete(worker.workerId));

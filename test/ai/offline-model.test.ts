@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { answerFromPassages, createOfflineModel, detectQuestionType, extractCitedMarkers } from '../../src/ai/offline';
 import { buildAnswerPrompt, NOT_FOUND_ANSWER } from '../../src/ai/prompts';
 import { TESLA_CASES, TESLA_PASSAGES, ZEPHYR_CASES, ZEPHYR_PASSAGES } from './kb-fixture';
+import { cpuMsOfAsync } from '../infra/cpu-time';
 
 const model = createOfflineModel();
 
@@ -142,15 +143,15 @@ describe('offline model streaming', () => {
     await generateText({ model, system, messages }); // warm up module-level caches once
     const samples: number[] = [];
     for (let i = 0; i < 5; i++) {
-      const t0 = performance.now();
-      const result = streamText({ model, system, messages });
-      for await (const _ of result.textStream) {
-        samples.push(performance.now() - t0);
-        break;
-      }
+      const { cpuMs } = await cpuMsOfAsync(async () => {
+        const result = streamText({ model, system, messages });
+        for await (const _ of result.textStream) break;
+      });
+      samples.push(cpuMs);
     }
     const median = samples.sort((a, b) => a - b)[2]!;
-    // The product target is < 150 ms (benchmarked elsewhere); this only catches gross regressions.
+    // The product target is < 150 ms of wall time, which bench/search.ts measures (TTFT); this
+    // only catches gross regressions, in CPU time, which a loaded machine does not inflate.
     expect(median).toBeLessThan(1_000);
   });
 });

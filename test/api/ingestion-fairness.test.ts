@@ -14,6 +14,7 @@ import { runQueuedJobs } from '../helpers/jobs';
 import { restClient } from '../helpers/api-client';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 import { uploadFile } from '../helpers/upload';
+import { waitFor } from '../helpers/wait-for';
 import { orgWithKb, seededProse } from '../helpers/ingestion-load';
 
 let t: TestApp;
@@ -28,15 +29,6 @@ afterAll(async () => {
 
 const statusOf = (id: string) => t.db.selectFrom('documents').select(['status', 'chunk_count', 'error']).where('id', '=', id as DocumentId).executeTakeFirstOrThrow();
 
-async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean, ms: number): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (done(v) || Date.now() > until) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 it("makes organisation B's small file ready while organisation A's big documents are still ingesting", async () => {
   const a = await orgWithKb(t);
   const b = await orgWithKb(t);
@@ -50,13 +42,13 @@ it("makes organisation B's small file ready while organisation A's big documents
   expect(small.status).toBe(202);
 
   worker = await startWorker(t.runtime, { pollInterval: 100 });
-  const bDone = await waitFor(() => statusOf(small.body.document.id), (d) => d.status !== 'processing', 120_000);
+  const bDone = await waitFor("B's document", () => statusOf(small.body.document.id), (d) => d.status !== 'processing', { timeoutMs: 300_000, everyMs: 100 });
   expect(bDone.status).toBe('ready');
   // At that moment A's documents are far from finished: each is several steps long.
   const aThen = await Promise.all(bigIds.map(statusOf));
   expect(aThen.map((d) => d.status)).toEqual(['processing', 'processing']);
 
-  const aDone = await Promise.all(bigIds.map((id) => waitFor(() => statusOf(id), (d) => d.status !== 'processing', 240_000)));
+  const aDone = await Promise.all(bigIds.map((id) => waitFor(`A's ${id}`, () => statusOf(id), (d) => d.status !== 'processing', { timeoutMs: 300_000, everyMs: 100 })));
   for (const d of aDone) {
     expect(d).toMatchObject({ status: 'ready', error: null });
     expect(d.chunk_count).toBeGreaterThan(2 * INGEST_STEP_CHUNKS);
@@ -67,7 +59,7 @@ it("makes organisation B's small file ready while organisation A's big documents
   expect(Number(pending.n)).toBe(0);
   await worker.stop();
   worker = null;
-}, 400_000);
+}, 600_000);
 
 it('a big document re-ingested keeps one copy of each chunk, and one deleted between its steps leaves nothing behind', async () => {
   const a = await orgWithKb(t);

@@ -4,6 +4,7 @@ import { revokeApiKey } from '../../src/services/api-keys/revoke-api-key';
 import { restClient } from '../helpers/api-client';
 import { createOrgWithKey } from '../helpers/factories';
 import { createTestApp, type TestApp } from '../helpers/test-app';
+import { waitFor } from '../helpers/wait-for';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -49,8 +50,12 @@ describe('API keys', () => {
   it('stores only a hash and a visible prefix, and records last use', async () => {
     const { org, api_key } = await createOrgWithKey(t.deps);
     await restClient(t.app, api_key).get('/api/kbs');
-    await new Promise((r) => setTimeout(r, 100));
-    const rows = await t.db.selectFrom('api_keys').selectAll().where('org_id', '=', org.id as never).execute();
+    // Last use is recorded after the response, off the request's path: waited for, not slept on.
+    const rows = await waitFor(
+      'last use recorded',
+      () => t.db.selectFrom('api_keys').selectAll().where('org_id', '=', org.id as never).execute(),
+      (rs) => rs[0]?.last_used_at != null,
+    );
     expect(rows).toHaveLength(1);
     const serialized = JSON.stringify(rows);
     expect(serialized).not.toContain(api_key);

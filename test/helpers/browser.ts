@@ -6,14 +6,20 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { chromium, type Browser } from 'playwright-core';
+import { runMarker } from '../infra/run-cleanup';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
+/** Marked as the test run's, so that a stopped run kills it even when this process was killed first. */
 export function launchBrowser(): Promise<Browser> {
+  const marker = runMarker();
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    args: [
+      '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
+      ...(marker ? [marker] : []),
+    ],
   });
 }
 

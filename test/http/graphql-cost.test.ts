@@ -12,6 +12,7 @@ import { ORG_READ_CONCURRENCY, withOrgRead } from '../../src/services/org-share'
 import { restClient } from '../helpers/api-client';
 import { createOrgWithKey } from '../helpers/factories';
 import { createTestApp, type TestApp } from '../helpers/test-app';
+import { waitUntil } from '../helpers/wait-for';
 
 const LIMIT = 60;
 let t: TestApp;
@@ -45,13 +46,12 @@ describe('estimated before execution', () => {
     const { api_key } = await createOrgWithKey(t.deps, { plan: 'pro' });
     const field = 'knowledgeBases { documents { filename chunks(first: 200) { nodes { text headingPath } } } }';
     const query = `{ ${Array.from({ length: 15 }, (_, i) => `a${i}: ${field}`).join(' ')} }`;
-    const started = Date.now();
     const res = await gql(query, { key: api_key });
     expect(res.status).toBe(400);
+    // Refused before execution (not after a slow read): no data at all, not even a partial one.
     expect(res.body.data ?? null).toBeNull();
     expect(res.body.errors?.[0]?.extensions.app_code).toBe('invalid_input');
     expect(res.body.errors?.[0]?.message).toMatch(/may return 1,507,650 nodes.*at most 10,000/);
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('multiplies through variables and fragments too', async () => {
@@ -120,7 +120,8 @@ describe('per-organisation read line', () => {
         active--;
       }),
     );
-    await new Promise((r) => setTimeout(r, 20));
+    // The admitted reads are in; the rest queue behind them, however long the wait (peak says none got past).
+    await waitUntil('the first reads admitted', () => active >= ORG_READ_CONCURRENCY);
     expect(active).toBe(ORG_READ_CONCURRENCY);
     expect(await withOrgRead({ org: { id: 'org_b' } } as never, async () => 'b first')).toBe('b first');
     release();

@@ -1,14 +1,16 @@
 /**
  * Once per test run: a PostgreSQL server with pgvector (TEST_DATABASE_URL, or a throwaway cluster)
  * holding a migrated template database. Each test file clones the template, so files run in
- * parallel on isolated databases without cleanup.
+ * parallel on isolated databases without cleanup. A run stopped by a signal, a SIGKILL or a CI
+ * timeout still stops that cluster and the browsers its tests launched (run-cleanup.ts).
  */
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { createDb, createPool } from '../../db/connect';
 import { ensureEmbeddedTemplate } from '../../db/embedded/template';
 import { migrateToLatest } from '../../db/migrate';
-import { startThrowawayCluster, type Cluster } from './postgres-cluster';
+import type { Cluster } from './postgres-cluster';
+import { guardTestRun, startGuardedCluster } from './run-cleanup';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -38,7 +40,7 @@ const SHARED = Symbol.for('groundwork.test.postgres');
 type WithShared = typeof globalThis & { [SHARED]?: Promise<Shared> };
 
 async function startShared(): Promise<Shared> {
-  const cluster = process.env.TEST_DATABASE_URL ? null : await startThrowawayCluster();
+  const cluster = process.env.TEST_DATABASE_URL ? null : await startGuardedCluster();
   const adminUrl = process.env.TEST_DATABASE_URL ?? cluster!.url;
 
   const admin = new pg.Client({ connectionString: adminUrl });
@@ -55,6 +57,8 @@ async function startShared(): Promise<Shared> {
 }
 
 export default async function setup(project: TestProject) {
+  // Before any test process is forked: they inherit the run directory that marks their browsers.
+  const guard = guardTestRun();
   const g = globalThis as WithShared;
   g[SHARED] ??= startShared();
   const shared = await g[SHARED];
@@ -80,5 +84,6 @@ export default async function setup(project: TestProject) {
       await c.query(`drop database if exists ${TEMPLATE} with (force)`);
       await c.end();
     }
+    guard.release();
   };
 }

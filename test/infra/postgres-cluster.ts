@@ -62,6 +62,9 @@ function ownByPostgres(dir: string) {
 
 export type Cluster = {
   url: string;
+  /** The cluster's directory (socket, log) and its data directory inside it (postmaster.pid). */
+  dir: string;
+  dataDir: string;
   /** Immediate shutdown, and the directory deleted (or kept, for a kept cluster). */
   stop: () => void;
   /** A fast shutdown (every connection dropped) and a start again on the same port. */
@@ -71,8 +74,10 @@ export type Cluster = {
   startServer: () => Promise<void>;
 };
 
-export async function startThrowawayCluster(): Promise<Cluster> {
+/** `onCreated` learns the directory before initdb runs, so a caller can delete it however this ends. */
+export async function startThrowawayCluster(opts: { onCreated?: (dirs: { dir: string; dataDir: string }) => void } = {}): Promise<Cluster> {
   const dir = mkdtempSync(path.join(tmpdir(), 'gw-pg-'));
+  opts.onCreated?.({ dir, dataDir: path.join(dir, 'data') });
   ownByPostgres(dir);
   return startCluster(dir, await freePort(), { keep: false });
 }
@@ -121,6 +126,8 @@ async function startCluster(dir: string, port: number, opts: { keep: boolean }):
   const startServer = () => runAsPostgresAsync(pgCtl, startArgs);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    dir,
+    dataDir,
     stopServer,
     startServer,
     async restart() {

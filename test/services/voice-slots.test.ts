@@ -2,11 +2,13 @@
  * Voice concurrency counted in the database: two gateways (as two web processes would) share an
  * organisation's slots, and the slots of a process that stopped renewing (it died) expire.
  */
+import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { OrgId } from '../../src/ids';
 import { createVoiceSlots, type VoiceSlot, type VoiceSlots } from '../../src/services/voice/voice-slots';
 import { createOrgWithKey } from '../helpers/factories';
 import { createTestApp, type TestApp } from '../helpers/test-app';
+import { waitUntil } from '../helpers/wait-for';
 
 let t: TestApp;
 const opened: VoiceSlots[] = [];
@@ -16,7 +18,6 @@ const slotsOf = (timing?: { renewMs?: number; ttlMs?: number }) => {
   return s;
 };
 const orgId = async () => (await createOrgWithKey(t.deps, { plan: 'starter' })).org.id as OrgId;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -54,14 +55,19 @@ it('never grants more than the limit to acquirers racing from several processes'
 
 it('frees the slots of a process that stopped renewing them, and keeps those of one that renews', async () => {
   const org = await orgId();
-  const dead = slotsOf({ renewMs: 100, ttlMs: 1_000 });
-  const alive = slotsOf({ renewMs: 100, ttlMs: 1_000 });
-  expect(await dead.tryAcquire(org, 2)).not.toBeNull();
+  // The TTL is thirty renewals long: only an event loop stalled for 3 s would let the renewed lease lapse.
+  const dead = slotsOf({ renewMs: 100, ttlMs: 3_000 });
+  const alive = slotsOf({ renewMs: 100, ttlMs: 3_000 });
+  const deadSlot = await dead.tryAcquire(org, 2);
+  expect(deadSlot).not.toBeNull();
   expect(await alive.tryAcquire(org, 2)).not.toBeNull();
   dead.close(); // its process is gone: nothing renews its lease, nothing releases it
   const other = slotsOf();
   expect(await other.tryAcquire(org, 2)).toBeNull();
-  await sleep(1_500);
+  // Expiry is judged by the database's clock, so it is the database that is asked, not a sleep.
+  const expired = async () =>
+    (await t.db.selectFrom('voice_slots').select('id').where('id', '=', deadSlot!.id).where('expires_at', '<=', sql<Date>`now()`).execute()).length === 1;
+  await waitUntil("the dead process's lease expired", expired, { timeoutMs: 60_000 });
   // Past the TTL: the dead process's lease expired; the renewed one still counts.
   expect(await other.tryAcquire(org, 2)).not.toBeNull();
   expect(await other.tryAcquire(org, 2)).toBeNull();
