@@ -81,7 +81,7 @@ try {
   const meta = { pages: parsed.pages ?? null, dimensions: provider.dimensions, model: provider.id, title, identity, ocrPages: parsed.ocrPages };
   if (values.store === 'one') {
     const embedded = await stage('embed', () => embedChunks(provider, chunks, title, undefined, identity));
-    await stage('store (storeChunks, embedded steps)', () => storeChunks(deps.db, doc, embedded, meta, { inSteps: true }));
+    await stage('store (storeChunks, embedded steps)', () => storeChunks(deps, doc, embedded, meta, { inSteps: true }));
   } else {
     const outcome = await stage('steps: embed + store (ingestInSteps)', () => ingestInSteps(deps, doc, chunks, { pages: meta.pages, title, identity, ocrPages: parsed.ocrPages }));
     if (outcome !== 'ready') throw new Error(`ingestInSteps: ${outcome}`);

@@ -170,7 +170,7 @@ async function run(kind: BenchDb) {
               const text = sentences.slice(i, i + width).join(' ');
               chunks.push({ text, headingPath: [title], position: chunks.length, tokenCount: Math.ceil(text.length / 4) });
             }
-            await storeChunks(rt.deps.db, { id: docId, kb_id: kb.id as KbId }, await embedChunks(provider, chunks), { pages: null, dimensions: provider.dimensions, model: provider.id });
+            await storeChunks(rt.deps, { id: docId, kb_id: kb.id as KbId }, await embedChunks(provider, chunks), { pages: null, dimensions: provider.dimensions, model: provider.id });
             total += chunks.length;
           }
         }

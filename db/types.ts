@@ -3,8 +3,7 @@
  * db/migrations/ must keep it true.
  */
 import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable, Updateable } from 'kysely';
-import type { DocumentIdentity } from '../src/ingest/document-identity';
-import type { Chunk } from '../src/ingest/types';
+import type { Chunk, DocumentIdentity, StoredVoiceSettings, UploadReport } from './json-columns';
 import type { AdminSessionId, ApiKeyId, BatchId, ChunkId, DocumentId, KbId, MessageId, OrgId, SessionId } from '../src/ids';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -17,7 +16,7 @@ export type OrgSettings = {
   /** Origins allowed to embed the widget; empty or absent means any origin. */
   allowed_origins?: string[];
   /** Workspace -> Settings -> Voice (src/services/voice/voice-settings.ts); absent fields are defaults. */
-  voice_settings?: Partial<import('../src/services/voice/voice-settings').VoiceSettings>;
+  voice_settings?: StoredVoiceSettings;
 };
 
 export interface OrganizationsTable {
@@ -52,7 +51,7 @@ export interface KnowledgeBasesTable {
   embedding_model: string | null;
   embedding_dimensions: number | null;
   /** The voice settings this KB overrides (its organisation's apply to the rest); null: none. */
-  voice_settings: ColumnType<Partial<import('../src/services/voice/voice-settings').VoiceSettings> | null, string | null | undefined, string | null>;
+  voice_settings: ColumnType<StoredVoiceSettings | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -123,7 +122,7 @@ export interface UploadBatchesTable {
   org_id: OrgId;
   kb_id: KbId;
   /** The per-file report the upload answered (UploadReport[]). */
-  files: ColumnType<import('../src/services/documents/upload-batch').UploadReport[], string | undefined, string>;
+  files: ColumnType<UploadReport[], string | undefined, string>;
   created_at: Generated<Date>;
 }
 

@@ -2,7 +2,7 @@
  * Dashboard sign-in over GraphQL: an API key is exchanged for an HttpOnly, SameSite=Strict session
  * cookie (set on the HTTP response, never returned in the body); sign-out revokes it server-side.
  */
-import { assertDashboardRequest, clearedSessionCookie, readSessionCookie, sessionCookie } from '../src/dashboard/session-cookie';
+import { assertDashboardRequest, clearedSessionCookie, readSessionCookie, sessionCookie } from '../src/http/session-cookie';
 import { revokeAdminSession } from '../src/services/admin-sessions/authenticate-admin-session';
 import { signInWithApiKey } from '../src/services/admin-sessions/start-admin-session';
 import { builder, type GraphQLContext } from './builder';

@@ -3,12 +3,14 @@
  * through `authenticateRequest`, so authorisation and tenancy are decided once, in the service layer.
  */
 import type { Db } from '../db/connect';
+import type { DatabaseHandle } from '../db/open-database';
 import type { Organization } from '../db/types';
 import type { EmbeddingRegistry } from './ai/embedding-registry';
 import type { ModelRegistry } from './ai/providers';
 import type { Config } from './config';
 import type { ApiKeyId } from './ids';
 import type { Logger } from './logger';
+import type { JobQueue } from './services/jobs-port';
 
 /** Process-wide dependencies, created once at boot (or per test). */
 export type AppDeps = {
@@ -17,7 +19,12 @@ export type AppDeps = {
   logger: Logger;
   embeddings: EmbeddingRegistry;
   models: ModelRegistry;
+  /** Background jobs, queued in the caller's transaction (src/services/jobs-port.ts). */
+  jobs: JobQueue;
 };
+
+/** What an entry point opened at boot (src/runtime.ts): the dependencies, and the database to close. */
+export type Runtime = { config: Config; logger: Logger; database: DatabaseHandle; deps: AppDeps };
 
 /** A caller acting for one organisation. */
 export type ServiceContext = AppDeps & {

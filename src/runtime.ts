@@ -1,14 +1,15 @@
 /**
  * Boot sequence shared by the entry points: config -> logger -> database (migrated) -> deps.
  */
-import { openDatabase, type DatabaseHandle } from '../db/open-database';
+import { openDatabase } from '../db/open-database';
 import { createEmbeddingRegistry } from './ai/embedding-registry';
 import { createModelRegistry } from './ai/providers';
 import { loadConfig, type Config } from './config';
-import type { AppDeps } from './context';
+import type { AppDeps, Runtime } from './context';
+import { graphileJobQueue } from './jobs/enqueue';
 import { createLogger, type Logger } from './logger';
 
-export type Runtime = { config: Config; logger: Logger; database: DatabaseHandle; deps: AppDeps };
+export type { Runtime };
 
 export function createAiDeps(config: Config): Pick<AppDeps, 'embeddings' | 'models'> {
   return {
@@ -21,7 +22,7 @@ export async function openRuntime(opts: { config?: Config; logger?: Logger; atta
   const config = opts.config ?? loadConfig();
   const logger = opts.logger ?? createLogger(config.logLevel);
   const database = await openDatabase(config, logger, { attach: opts.attach, migrate: opts.migrate, onLost: (err) => exitOnLostDatabase(logger, err) });
-  return { config, logger, database, deps: { db: database.db, config, logger, ...createAiDeps(config) } };
+  return { config, logger, database, deps: { db: database.db, config, logger, ...createAiDeps(config), jobs: graphileJobQueue } };
 }
 
 /**

@@ -9,6 +9,7 @@ import { migrateToLatest } from '../../db/migrate';
 import type { DatabaseHandle } from '../../db/open-database';
 import { loadConfig } from '../../src/config';
 import type { AppDeps } from '../../src/context';
+import { graphileJobQueue } from '../../src/jobs/enqueue';
 import { createLogger } from '../../src/logger';
 import { createAiDeps } from '../../src/runtime';
 import { startThrowawayCluster } from '../../test/infra/postgres-cluster';
@@ -39,7 +40,7 @@ export async function openBenchRuntime(kind: BenchDb, env: Record<string, string
   }
   await migrateToLatest(database.db, database.pool);
   const logger = createLogger(config.logLevel, { stderr: true });
-  const deps: AppDeps = { db: database.db, config, logger, ...createAiDeps(config) };
+  const deps: AppDeps = { db: database.db, config, logger, ...createAiDeps(config), jobs: graphileJobQueue };
   return {
     deps,
     database,

@@ -11,6 +11,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { isAlive } from '../../src/process-alive';
 
 export const LOCK_FILE_NAME = 'groundwork.lock';
 
@@ -118,15 +119,4 @@ function removeIfUnchanged(file: string, seen: LockInfo | null): void {
   const now = readLock(file);
   if (now && seen && (now.pid !== seen.pid || now.startedAt !== seen.startedAt)) return; // someone else's, retry
   fs.rmSync(file, { force: true });
-}
-
-/** Whether a process with this pid exists (also used by src/http/server-address.ts). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: the process exists but belongs to another user.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

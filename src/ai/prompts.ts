@@ -19,51 +19,10 @@
  * `  (read as: …)` line) and `Follow-up question: …`.
  */
 import type { ModelMessage } from 'ai';
+import { NOT_FOUND_ANSWER, stripCitationMarkers, type ChatTurn } from './answer-text';
 import { resolvedFollowUps } from './offline/condense-query';
 
-export const NOT_FOUND_ANSWER = "I couldn't find this in the knowledge base.";
-
-/** The refusal in the languages a question may be asked in; English for the rest. */
-const NOT_FOUND_IN: Record<string, string> = {
-  en: NOT_FOUND_ANSWER,
-  de: 'Ich konnte das in der Wissensdatenbank nicht finden.',
-  es: 'No pude encontrar esto en la base de conocimientos.',
-  fr: "Je n'ai pas trouvé cela dans la base de connaissances.",
-  it: 'Non ho trovato questa informazione nella base di conoscenza.',
-  pt: 'Não encontrei isso na base de conhecimento.',
-  nl: 'Ik kon dit niet vinden in de kennisbank.',
-  sv: 'Jag kunde inte hitta detta i kunskapsbasen.',
-  pl: 'Nie znalazłem tego w bazie wiedzy.',
-  tr: 'Bunu bilgi tabanında bulamadım.',
-  ru: 'Я не нашёл этого в базе знаний.',
-  uk: 'Я не знайшов цього в базі знань.',
-  ar: 'لم أجد هذا في قاعدة المعرفة.',
-  hi: 'मुझे यह जानकारी नॉलेज बेस में नहीं मिली।',
-  zh: '我在知识库中没有找到相关内容。',
-  ja: 'ナレッジベースにこの情報は見つかりませんでした。',
-  ko: '지식 베이스에서 이 내용을 찾을 수 없습니다.',
-  th: 'ไม่พบข้อมูลนี้ในฐานความรู้',
-  vi: 'Tôi không tìm thấy thông tin này trong cơ sở tri thức.',
-  id: 'Saya tidak menemukan ini di basis pengetahuan.',
-};
-
-/** The refusal sentence in a language (text/language.ts codes); English when there is none for it. */
-export function notFoundAnswer(language: string | null | undefined): string {
-  return (language && NOT_FOUND_IN[language]) || NOT_FOUND_ANSWER;
-}
-
-const REFUSAL_PREFIXES = Object.values(NOT_FOUND_IN).map((s) => s.slice(0, 12));
-
-/** Whether an answer is a refusal, in any of the languages above (how a model's reply, or an earlier turn, says it found nothing). */
-export function isRefusalText(text: string): boolean {
-  const flat = text.trim().replace(/\s+/g, ' ');
-  return flat.startsWith(NOT_FOUND_ANSWER.slice(0, 30)) || REFUSAL_PREFIXES.some((p) => flat.startsWith(p));
-}
-
-/** Whether a text holds a refusal anywhere (a transcript turn that says it found nothing). */
-export function mentionsRefusal(text: string): boolean {
-  return Object.values(NOT_FOUND_IN).some((s) => text.includes(s));
-}
+export { isRefusalText, mentionsRefusal, NOT_FOUND_ANSWER, notFoundAnswer, stripCitationMarkers, type ChatTurn } from './answer-text';
 
 export const PASSAGES_BEGIN = '=== BEGIN PASSAGES ===';
 export const PASSAGES_END = '=== END PASSAGES ===';
@@ -98,11 +57,6 @@ export function sourceDocument(source: string): string {
   // A URL holds no space; a file name ends with its extension. What follows is a heading.
   const named = /^(?:\w+:\/\/[^\s,]+|.*?\.[\p{L}\p{N}]{1,8})(?=, |$)/u.exec(source);
   return named ? named[0] : source;
-}
-
-export interface ChatTurn {
-  role: 'user' | 'assistant';
-  content: string;
 }
 
 export interface BuildAnswerPromptInput {
@@ -140,14 +94,6 @@ function sanitizePassageText(text: string): string {
 
 function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
-}
-
-/** Remove inline citation markers ("[1]", "[2, 3]") from text. */
-export function stripCitationMarkers(text: string): string {
-  return text
-    .replace(/\s*\[\d+(?:\s*,\s*\d+)*\]/g, '')
-    .replace(/[ \t]+([.,;:!?])/g, '$1')
-    .trim();
 }
 
 /**

@@ -18,7 +18,7 @@ import { AppError } from '../errors';
 import { SECRET_SHAPE } from '../services/admin-sessions/admin-session-secret';
 import { signInWithLink } from '../services/admin-sessions/start-admin-session';
 import { buildDashboard, DASHBOARD_DIST_DIR, DASHBOARD_SOURCE_DIR, type DashboardBuild } from './build-dashboard';
-import { isSameOrigin, sessionCookie } from './session-cookie';
+import { isSameOrigin, sessionCookie } from '../http/session-cookie';
 
 type Assets = { js: Uint8Array; jsGzip: Uint8Array; version: string; css: string };
 

@@ -10,7 +10,7 @@ import { authenticateRequest, type HttpDeps } from '../http/authenticate-request
 import { createRateLimiter } from '../http/rate-limit';
 import type { GraphQLContext } from '../../schema/builder';
 import { countListNodes, createNodeBudget, graphqlLimitPlugins } from './limits';
-import { CSRF_HEADER, dashboardOrigin, readSessionCookie } from '../dashboard/session-cookie';
+import { CSRF_HEADER, dashboardOrigin, readSessionCookie } from '../http/session-cookie';
 
 type ServerContext = { requestId: string; clientIp: string; setCookie: (cookie: string) => void };
 

@@ -4,7 +4,7 @@
  * and nothing else to learn who is calling.
  */
 import { createContext, type AppDeps, type ServiceContext } from '../context';
-import { assertDashboardRequest, readSessionCookie } from '../dashboard/session-cookie';
+import { assertDashboardRequest, readSessionCookie } from './session-cookie';
 import { authenticateAdminSession } from '../services/admin-sessions/authenticate-admin-session';
 import { authenticateApiKey } from '../services/api-keys/authenticate-api-key';
 import type { RateLimiter } from './rate-limit';

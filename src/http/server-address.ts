@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { isAlive } from '../../db/embedded/data-dir-lock';
+import { isAlive } from '../process-alive';
 
 export const SERVER_ADDRESS_FILE = 'groundwork.http.json';
 

@@ -17,21 +17,13 @@
  * Nothing here knows any organisation's name: only the shapes of covers, captions and periods.
  */
 import { findPeriods, formatPeriod } from '../ai/offline/periods';
-import { titleFromFilename } from './document-title';
+import { titleFromFilename } from './filename-title';
 import { collapseWhitespace } from './normalize';
 import type { ParsedDocument } from './types';
+import type { DocumentIdentity } from '../../db/json-columns';
 
-export type DocumentIdentity = {
-  subject: string | null;
-  kind: string | null;
-  period: string | null;
-  /** The cover's headline lines besides the subject (largest type, or first headings), kept as context. */
-  headline: string[];
-  /** Running header/footer texts kept as context (at most a few, short). */
-  running: string[];
-  /** Where the subject was read from. */
-  source: 'caption' | 'cover' | 'running' | 'title' | 'filename' | null;
-};
+/** Stored with the document (documents.identity), so its shape is the database's (db/json-columns.ts). */
+export type { DocumentIdentity } from '../../db/json-columns';
 
 const MAX_LINE = 90;
 const MAX_RUNNING = 3;

@@ -6,15 +6,10 @@
  * often carry the period or company that the metadata lacks ("Q1 2022 Acme Earnings Call.pdf").
  */
 import { identityContext, type DocumentIdentity } from './document-identity';
+import { titleFromFilename } from './filename-title';
 import { collapseWhitespace } from './normalize';
 
-/** A file name's stem as words, when it has at least two words of three letters or more. */
-export function titleFromFilename(filename: string): string | undefined {
-  const stem = filename.replace(/\.[A-Za-z0-9]{1,5}$/, '');
-  const words = collapseWhitespace(stem.replace(/_+/g, ' ').replace(/(?<=\p{L})-(?=\p{L})/gu, ' '));
-  const letters = words.match(/\p{L}{3,}/gu) ?? [];
-  return letters.length >= 2 ? words : undefined;
-}
+export { titleFromFilename };
 
 export function documentTitle(parsedTitle: string | undefined, doc: { filename: string; source: 'upload' | 'url' }): string | null {
   const title = parsedTitle ? collapseWhitespace(parsedTitle) : undefined;

@@ -42,13 +42,5 @@ export interface ParsedDocument {
   ocrPages?: number[];
 }
 
-export interface Chunk {
-  text: string;
-  headingPath: string[];
-  page?: number;
-  url?: string;
-  /** 0-based, in document order; stable for the same input and options. */
-  position: number;
-  /** Estimate from estimateTokens(), not a real tokenizer count. */
-  tokenCount: number;
-}
+/** A chunk is stored whole between ingestion steps, so its shape is the database's (db/json-columns.ts). */
+export type { Chunk } from '../../db/json-columns';

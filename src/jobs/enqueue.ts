@@ -1,10 +1,13 @@
 /**
  * Typed job enqueueing through graphile-worker's SQL API, so a job is added in the SAME transaction
- * as the rows it works on: either both exist or neither does.
+ * as the rows it works on: either both exist or neither does. The services reach it through their
+ * port (src/services/jobs-port.ts): `graphileJobQueue` below is what the process wires in.
  */
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { z } from 'zod';
-import type { Database } from '../../db/types';
+import type { EnqueueOptions, JobName, JobPayload, JobPayloads, JobQueue, JobsDb, OrgJobOptions } from '../services/jobs-port';
+
+export type { JobName, JobPayload };
 
 export const JOB_PAYLOADS = {
   documents__ingest: z.object({ document_id: z.string() }),
@@ -13,9 +16,7 @@ export const JOB_PAYLOADS = {
   kbs__index_vectors: z.object({ kb_id: z.string() }),
   documents__recrawl: z.object({ document_id: z.string() }),
   documents__recrawl_due: z.object({}).passthrough(),
-} as const;
-
-export type JobName = keyof typeof JOB_PAYLOADS;
+} as const satisfies { [N in JobName]: z.ZodType<JobPayloads[N]> };
 
 /**
  * An organisation's ingestion and crawl jobs go into ORG_LANES named queues, each of which
@@ -31,11 +32,8 @@ export const orgQueue = (orgId: string, documentId: string) => {
   return `org:${orgId}:${Math.abs(hash) % ORG_LANES}`;
 };
 const orgLanes = (orgId: string) => Array.from({ length: ORG_LANES }, (_, i) => `org:${orgId}:${i}`);
-export type JobPayload<N extends JobName> = z.infer<(typeof JOB_PAYLOADS)[N]>;
 
-type EnqueueOptions = { jobKey?: string; maxAttempts?: number; runAt?: Date; queueName?: string };
-
-export async function enqueueJob<N extends JobName>(db: Kysely<Database>, name: N, payload: JobPayload<N>, opts: EnqueueOptions = {}): Promise<void> {
+export async function enqueueJob<N extends JobName>(db: JobsDb, name: N, payload: JobPayload<N>, opts: EnqueueOptions = {}): Promise<void> {
   await addJob(db, name, payload, opts, sql`null`);
 }
 
@@ -48,11 +46,9 @@ export async function enqueueJob<N extends JobName>(db: Kysely<Database>, name: 
  * another's one file wait for more than the job each worker slot is running. First come first served
  * made it wait for every job queued before it.
  */
-export async function enqueueOrgJob<N extends JobName>(db: Kysely<Database>, name: N, payload: JobPayload<N>, opts: OrgJobOptions): Promise<void> {
+export async function enqueueOrgJob<N extends JobName>(db: JobsDb, name: N, payload: JobPayload<N>, opts: OrgJobOptions): Promise<void> {
   await sql`select ${orgJobCall(name, payload, opts)}`.execute(db);
 }
-
-type OrgJobOptions = Omit<EnqueueOptions, 'queueName'> & { orgId: string; documentId: string };
 
 /** enqueueOrgJob's `graphile_worker.add_job(...)` call, for a statement that adds the job along with its rows. */
 export function orgJobCall<N extends JobName>(name: N, payload: JobPayload<N>, opts: OrgJobOptions): RawBuilder<unknown> {
@@ -67,7 +63,7 @@ export function orgJobCall<N extends JobName>(name: N, payload: JobPayload<N>, o
   return addJobCall(name, payload, { ...opts, queueName: orgQueue(opts.orgId, opts.documentId) }, waiting);
 }
 
-async function addJob(db: Kysely<Database>, name: JobName, payload: unknown, opts: EnqueueOptions, priority: RawBuilder<unknown>): Promise<void> {
+async function addJob(db: JobsDb, name: JobName, payload: unknown, opts: EnqueueOptions, priority: RawBuilder<unknown>): Promise<void> {
   await sql`select ${addJobCall(name, payload, opts, priority)}`.execute(db);
 }
 
@@ -89,10 +85,12 @@ function addJobCall(name: JobName, payload: unknown, opts: EnqueueOptions, prior
  * its current step and queues the next one behind it. A job of a queue another worker holds counts
  * too: yielding for nothing costs one step's hand-off, never fairness.
  */
-export async function jobsWaiting(db: Kysely<Database>): Promise<boolean> {
+export async function jobsWaiting(db: JobsDb): Promise<boolean> {
   const { rows } = await sql<{ waiting: boolean }>`select exists (
       select 1 from graphile_worker._private_jobs
       where locked_at is null and run_at <= now() and attempts < max_attempts
     ) as waiting`.execute(db);
   return rows[0]?.waiting === true;
 }
+
+export const graphileJobQueue: JobQueue = { enqueue: enqueueJob, enqueueOrg: enqueueOrgJob, orgJobCall, jobsWaiting };

@@ -8,6 +8,6 @@ import { JOB_PAYLOADS } from './enqueue';
 export function kbsIndexVectors(deps: AppDeps): Task {
   return async (payload) => {
     const { kb_id } = JOB_PAYLOADS.kbs__index_vectors.parse(payload);
-    await indexPendingVectors(deps.db, kb_id as KbId);
+    await indexPendingVectors(deps, kb_id as KbId);
   };
 }

@@ -6,7 +6,7 @@ import { EventEmitter } from 'node:events';
 import { Logger as WorkerLogger, parseCronItems, run, type RunnerOptions, type WorkerEvents } from 'graphile-worker';
 import { randomBase62 } from '../ids';
 import type { Logger } from '../logger';
-import type { Runtime } from '../runtime';
+import type { Runtime } from '../context';
 import { enqueueReembeddingWhereNeeded } from '../services/kbs/reembed-kb';
 import { beat, forgetProcess, releaseJobsOfDeadWorkers, STALE_SWEEP_MS, thisProcess, WORKER_BEAT_MS } from '../services/workers/heartbeats';
 import { collectAfterBigJobs } from './collect-after-jobs';

@@ -16,13 +16,12 @@
 import { Worker } from 'node:worker_threads';
 import type { Config } from '../config';
 import { recordJob } from '../metrics';
-import type { Runtime } from '../runtime';
-import type { DatabaseMode } from '../../db/open-database';
+import type { Runtime } from '../context';
 import type { WorkerHandle } from './worker-runtime';
 import { THREAD_BOOT, threadEntry } from '../repo-root';
 
 /** What the thread starts with (its workerData). */
-export type WorkerThreadData = { entry: string; config: Config; connectionString: string; mode: DatabaseMode; pollInterval?: number };
+export type WorkerThreadData = { entry: string; config: Config; connectionString: string; mode: Runtime['database']['mode']; pollInterval?: number };
 export type ToWorkerThread = { type: 'stop' };
 export type FromWorkerThread =
   | { type: 'started' }

@@ -7,6 +7,7 @@ import { createDb, createPool } from '../../db/connect';
 import { createLogger } from '../logger';
 import { reportJobsTo } from '../metrics';
 import { createAiDeps, type Runtime } from '../runtime';
+import { graphileJobQueue } from './enqueue';
 import type { FromWorkerThread, ToWorkerThread, WorkerThreadData } from './worker-thread';
 import { startWorker } from './worker-runtime';
 
@@ -26,7 +27,7 @@ try {
     logger,
     // The owner opened (and migrated) the database; on the embedded one this thread is a client like `npm run worker`.
     database: { db, pool, connectionString: data.connectionString, mode: postgres ? 'postgres' : 'embedded-attached', close: () => db.destroy() },
-    deps: { db, config, logger, ...createAiDeps(config) },
+    deps: { db, config, logger, ...createAiDeps(config), jobs: graphileJobQueue },
   };
   reportJobsTo((task, outcome, seconds) => send({ type: 'job', task, outcome, seconds }));
   const runner = await startWorker(runtime, { pollInterval: data.pollInterval });

@@ -9,10 +9,11 @@
  * language or one dominant language (Han, kana, Hangul, Thai, Greek, Cyrillic, Arabic, ...).
  */
 import { francAll } from 'franc';
+import type { Language } from './language-code';
 import { stopwordsFor } from './stopwords';
 import { wordSegments } from './words';
 
-export type Language = string;
+export type { Language };
 
 /** franc's ISO 639-3 codes of the languages with a 639-1 code that search or stemming knows. */
 const ISO_639_1: Record<string, string> = {

@@ -4,7 +4,7 @@
  * English keeps the project's own list (ai/offline/text.ts STOPWORDS), which its matching was tuned with.
  */
 import { createRequire } from 'node:module';
-import type { Language } from './language';
+import type { Language } from './language-code';
 
 // A JSON package: required, since the bundle (src/app-bundle) leaves packages to Node's loader,
 // whose ESM import of JSON needs an attribute the bundler drops.

@@ -121,7 +121,7 @@ describe('chunk curation on three transports', () => {
 
     // The source now produces a different chunk: the edit no longer applies.
     const doc = { id: s.c as never, kb_id: s.kbId as never };
-    await storeChunks(t.deps.db, doc, [{ text: 'Hangar warranty claims now go to Madrid.', headingPath: ['Hangar'], position: 0, tokenCount: 8, embedding: null }], { pages: null, dimensions: null, model: null });
+    await storeChunks(t.deps, doc, [{ text: 'Hangar warranty claims now go to Madrid.', headingPath: ['Hangar'], position: 0, tokenCount: 8, embedding: null }], { pages: null, dimensions: null, model: null });
     const changed = (await s.rest.get(`/api/kbs/${s.kbId}/documents/${s.c}/chunks`)).body.chunks;
     expect(changed[0]).toMatchObject({ text: 'Hangar warranty claims now go to Madrid.', enabled: true, edited_at: null });
   });

@@ -106,12 +106,12 @@ it("the indexing job gives way to another organisation's waiting job after one s
   if (t.deps.config.database.kind === 'embedded') {
     expect(pending).toBe(await count('chunks', id));
     // As the queued job would: one statement, then it sees the other organisation's job waiting.
-    expect(await indexPendingVectors(t.db, kbId)).toBe('continued');
+    expect(await indexPendingVectors(t.deps, kbId)).toBe('continued');
     expect(await pendingVectors(t.db, kbId)).toBe(pending - INDEX_STEP);
     expect((await queuedJobNames()).sort()).toEqual(['documents__ingest', 'kbs__index_vectors']);
   } else {
     expect(pending).toBe(0);
-    expect(await indexPendingVectors(t.db, kbId)).toBe('done');
+    expect(await indexPendingVectors(t.deps, kbId)).toBe('done');
   }
   await runQueuedJobs(t);
   expect((await statusOf(small)).status).toBe('ready');

@@ -18,9 +18,10 @@ import {
 import { pdfWithContentStreams, textContent } from '../ingest/pdf-fixture';
 import { deflateBomb, makeDocx, makeZip } from '../ingest/zip-fixture';
 import { graphqlDocument, type Endpoint, type GraphQLEndpoint } from './abuse-endpoints';
+import type { Target } from './abuse-target';
 import { measureNeighbourSamples, type NeighbourSamples } from './neighbour-process';
 
-export type Target = { url: string; key: string; kbId: string; docId: string };
+export type { Target };
 
 /** Strings that have broken services before: NUL, lone surrogates, huge, control and RTL characters. */
 const nasty = fc.oneof(

@@ -5,7 +5,7 @@
  * until told to stop (IPC), then sends its samples back.
  */
 import { fork } from 'node:child_process';
-import type { Target } from './abuse';
+import type { Target } from './abuse-target';
 
 export type NeighbourSamples = { kbs: number[]; search: number[]; failures: string[] };
 

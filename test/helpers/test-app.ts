@@ -2,6 +2,7 @@
 import { createApp } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import type { AppDeps } from '../../src/context';
+import { graphileJobQueue } from '../../src/jobs/enqueue';
 import { createLogger } from '../../src/logger';
 import { createAiDeps, type Runtime } from '../../src/runtime';
 import { createTestDatabase, testDbKind, type TestDbKind } from './test-database';
@@ -21,7 +22,7 @@ export async function createTestApp(opts: { env?: Record<string, string>; kind?:
   const config: Config =
     database.mode === 'postgres' ? { ...configured, database: { kind: 'postgres', url: database.connectionString } } : configured;
   const logger = createLogger(config.logLevel);
-  const deps: AppDeps = { db: database.db, config, logger, ...createAiDeps(config) };
+  const deps: AppDeps = { db: database.db, config, logger, ...createAiDeps(config), jobs: graphileJobQueue };
   const runtime: Runtime = { config, logger, database, deps };
   const app = createApp(deps);
   return { app, deps, db: database.db, database, runtime, close: () => database.close() };

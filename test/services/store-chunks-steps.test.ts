@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../db/open-database';
 import { newId, type DocumentId, type KbId } from '../../src/ids';
+import { graphileJobQueue } from '../../src/jobs/enqueue';
 import { storeChunks, type EmbeddedChunk } from '../../src/services/documents/store-chunks';
 import { createOrgWithKey } from '../helpers/factories';
 import { createTestDatabase } from '../helpers/test-database';
@@ -39,8 +40,8 @@ const meta = { pages: null, dimensions: null, model: null };
 
 it('writes a big document in steps with the same outcome as one transaction, and a rerun replaces its chunks', async () => {
   const doc = await newDocument();
-  expect(await storeChunks(handle.db, doc, chunks(450, 'first'), meta, { inSteps: true })).toBe(true);
-  expect(await storeChunks(handle.db, doc, chunks(430, 'second'), meta, { inSteps: true })).toBe(true);
+  expect(await storeChunks({ db: handle.db, jobs: graphileJobQueue }, doc, chunks(450, 'first'), meta, { inSteps: true })).toBe(true);
+  expect(await storeChunks({ db: handle.db, jobs: graphileJobQueue }, doc, chunks(430, 'second'), meta, { inSteps: true })).toBe(true);
   const rows = await handle.db.selectFrom('chunks').select(['position', 'text']).where('document_id', '=', doc.id).orderBy('position').execute();
   expect(rows.length).toBe(430);
   expect(rows.every((r, i) => r.position === i && r.text === `second ${i}`)).toBe(true);
@@ -51,6 +52,6 @@ it('writes a big document in steps with the same outcome as one transaction, and
 it('reports a document deleted before its chunks were written', async () => {
   const doc = await newDocument();
   await handle.db.deleteFrom('documents').where('id', '=', doc.id).execute();
-  expect(await storeChunks(handle.db, doc, chunks(450, 'gone'), meta, { inSteps: true })).toBe(false);
+  expect(await storeChunks({ db: handle.db, jobs: graphileJobQueue }, doc, chunks(450, 'gone'), meta, { inSteps: true })).toBe(false);
   expect((await handle.db.selectFrom('chunks').select('id').where('document_id', '=', doc.id).execute()).length).toBe(0);
 });

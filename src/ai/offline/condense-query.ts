@@ -17,7 +17,7 @@
  * company", else the topic; "he/she/his/her" -> the person-like name among
  * the answer and the recent turns.
  */
-import { mentionsRefusal, stripCitationMarkers, type ChatTurn } from '../prompts';
+import { mentionsRefusal, stripCitationMarkers, type ChatTurn } from '../answer-text';
 import { pickAnswerReferent } from './answer-referent';
 import { findPeriods, formatPeriod } from './periods';
 import { STOPWORDS, tokenize, type Token } from './text';

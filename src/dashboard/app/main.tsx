@@ -5,18 +5,16 @@
 import { signal } from '@preact/signals';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { gql, setOnSignedOut, type ResultOf } from './gql';
-import { Me, SignIn, SignOut } from './queries';
+import { gql } from './gql';
+import { SignIn, SignOut } from './queries';
 import { DocumentView, KbView } from './documents';
 import { KbListView } from './kbs';
 import { SandboxView } from './sandbox';
 import { ActivityView, ConversationsView, UnansweredView } from './insights';
 import { EmbedView, SettingsView, UsageView } from './workspace';
 import { errorMessage, focusHeading, Notice } from './ui';
+import { org, refreshOrg, type Org } from './session';
 
-export type Org = ResultOf<typeof Me>['organization'];
-
-export const org = signal<Org | null | undefined>(undefined);
 const route = signal(location.hash.slice(1) || '/kbs');
 addEventListener('hashchange', () => {
   route.value = location.hash.slice(1) || '/kbs';
@@ -30,16 +28,6 @@ addEventListener('hashchange', () => {
   };
   setTimeout(focusWhenShown, 0);
 });
-setOnSignedOut(() => (org.value = null));
-
-export const refreshOrg = async () => {
-  try {
-    org.value = (await gql(Me)).organization;
-  } catch {
-    org.value = null;
-  }
-};
-
 const THEMES = ['auto', 'light', 'dark'] as const;
 const theme = signal<(typeof THEMES)[number]>((localStorage.getItem('gw-theme') as 'auto') ?? 'auto');
 const applyTheme = () => {

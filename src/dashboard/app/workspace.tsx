@@ -1,8 +1,7 @@
 /** Workspace: Embed (snippet, attributes, live preview), Settings (origins, widget, voice, API keys), Usage. */
 import { useEffect, useState } from 'preact/hooks';
 import { gql, GqlError, type ResultOf } from './gql';
-import type { Org } from './main';
-import { refreshOrg } from './main';
+import { refreshOrg, type Org } from './session';
 import { ApiKeys, CreateApiKey, KbList, RevokeApiKey, UpdateKb, UpdateSettings, UpdateVoiceSettings, Usage, VoiceSettings } from './queries';
 import { EAGERNESS_LEVELS, MAX_INSTRUCTIONS_SUFFIX, TURN_DETECTIONS, VOICE_NAMES } from '../../services/voice/voice-options';
 import { Confirm, CopyButton, errorMessage, formatDate, Notice, useLoad } from './ui';

@@ -17,7 +17,6 @@ import type { ServiceContext } from '../../context';
 import type { DocumentRow, DocumentSource, KnowledgeBase, PlanName } from '../../../db/types';
 import { AppError } from '../../errors';
 import { newId, type BatchId } from '../../ids';
-import { enqueueOrgJob, orgJobCall } from '../../jobs/enqueue';
 import { withOrgShare } from '../org-share';
 import { lockOrg } from '../orgs/lock-org';
 import { PLAN_NAMES, planLimits } from '../plans';
@@ -85,7 +84,7 @@ async function insertDocument(ctx: ServiceContext, doc: NewDocument, partsApart:
       .executeTakeFirstOrThrow();
     if (doc.bytes && !partsApart) await writeDocumentFile(trx, inserted.id, doc.bytes);
     const runAt = partsApart ? new Date(Date.now() + UNFINISHED_UPLOAD_GUARD_MS) : undefined;
-    await enqueueOrgJob(trx, 'documents__ingest', { document_id: inserted.id }, { jobKey: ingestJobKey(inserted.id), orgId: org.id, documentId: inserted.id, runAt });
+    await ctx.jobs.enqueueOrg(trx, 'documents__ingest', { document_id: inserted.id }, { jobKey: ingestJobKey(inserted.id), orgId: org.id, documentId: inserted.id, runAt });
     return inserted;
   });
 }
@@ -104,7 +103,7 @@ async function insertDocumentAtOnce(ctx: ServiceContext, doc: NewDocument, parts
   const now = new Date();
   const maxDocuments = JSON.stringify(Object.fromEntries(PLAN_NAMES.map((plan) => [plan, planLimits(plan).maxDocuments])));
   const file = doc.bytes && !partsApart ? doc.bytes : null;
-  const job = orgJobCall('documents__ingest', { document_id: id }, {
+  const job = ctx.jobs.orgJobCall('documents__ingest', { document_id: id }, {
     jobKey: ingestJobKey(id),
     orgId: ctx.org.id,
     documentId: id,
@@ -140,7 +139,7 @@ async function writePartsApart(ctx: ServiceContext, inserted: DocumentRow, bytes
   try {
     await writeDocumentFile(ctx.db, inserted.id, bytes);
     // Same key: graphile-worker replaces the held-back job's run_at with now.
-    await enqueueOrgJob(ctx.db, 'documents__ingest', { document_id: inserted.id }, job);
+    await ctx.jobs.enqueueOrg(ctx.db, 'documents__ingest', { document_id: inserted.id }, job);
   } catch (err) {
     await ctx.db.transaction().execute(async (trx) => {
       await sql`select graphile_worker.remove_job(${job.jobKey})`.execute(trx);

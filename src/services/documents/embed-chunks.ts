@@ -3,7 +3,9 @@ import type { DocumentIdentity } from '../../ingest/document-identity';
 import { chunkContext } from '../../ingest/document-title';
 import type { Chunk } from '../../ingest/types';
 import type { ReportProgress } from './progress';
-import type { EmbeddedChunk } from './store-chunks';
+
+/** A chunk and its embedding (null when it has none). */
+export type EmbeddedChunk = Chunk & { embedding: Float32Array | null };
 
 /**
  * What a chunk is indexed as, lexically and as a vector: the document's title, its identity and

@@ -14,8 +14,9 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../../db/types';
 import type { Db } from '../../../db/connect';
+import type { AppDeps } from '../../context';
 import type { KbId } from '../../ids';
-import { enqueueOrgJob, jobsWaiting, orgJobCall } from '../../jobs/enqueue';
+import type { JobQueue } from '../jobs-port';
 
 /** Rows moved into the index per statement: as many as a store statement writes (STORE_STEP). */
 export const INDEX_STEP = 25;
@@ -23,13 +24,13 @@ export const INDEX_STEP = 25;
 const jobKey = (kbId: string) => `index_vectors:${kbId}`;
 
 /** The job's `add_job` call, for the transaction that marks a document with pending vectors ready. */
-export function indexVectorsJobCall(kb: { kb_id: string; org_id: string }): RawBuilder<unknown> {
+export function indexVectorsJobCall(jobs: JobQueue, kb: { kb_id: string; org_id: string }): RawBuilder<unknown> {
   // The KB's id picks the lane, so a KB's indexing runs one job at a time.
-  return orgJobCall('kbs__index_vectors', { kb_id: kb.kb_id }, { jobKey: jobKey(kb.kb_id), orgId: kb.org_id, documentId: kb.kb_id });
+  return jobs.orgJobCall('kbs__index_vectors', { kb_id: kb.kb_id }, { jobKey: jobKey(kb.kb_id), orgId: kb.org_id, documentId: kb.kb_id });
 }
 
-export async function queueVectorIndexing(trx: Kysely<Database>, kb: { kb_id: string; org_id: string }): Promise<void> {
-  await sql`select ${indexVectorsJobCall(kb)}`.execute(trx);
+export async function queueVectorIndexing(jobs: JobQueue, trx: Kysely<Database>, kb: { kb_id: string; org_id: string }): Promise<void> {
+  await sql`select ${indexVectorsJobCall(jobs, kb)}`.execute(trx);
 }
 
 /**
@@ -37,15 +38,16 @@ export async function queueVectorIndexing(trx: Kysely<Database>, kb: { kb_id: st
  * waits: then the job queues itself again behind it ('continued'), as a big document's steps do, so
  * another organisation's upload waits for one statement of this, not for all of it.
  */
-export async function indexPendingVectors(db: Db, kbId: KbId): Promise<'done' | 'continued' | 'skipped'> {
+export async function indexPendingVectors(deps: Pick<AppDeps, 'db' | 'jobs'>, kbId: KbId): Promise<'done' | 'continued' | 'skipped'> {
+  const { db, jobs } = deps;
   const kb = await db.selectFrom('knowledge_bases').select(['id', 'org_id']).where('id', '=', kbId).executeTakeFirst();
   if (!kb) return 'skipped';
   for (;;) {
     const batch = db.selectFrom('chunks').select('id').where('kb_id', '=', kbId).where('vector_pending', '=', true).limit(INDEX_STEP);
     const { numUpdatedRows } = await db.updateTable('chunks').set({ vector_pending: false }).where('id', 'in', batch).executeTakeFirst();
     if (Number(numUpdatedRows) < INDEX_STEP) return 'done';
-    if (await jobsWaiting(db)) {
-      await enqueueOrgJob(db, 'kbs__index_vectors', { kb_id: kbId }, { jobKey: jobKey(kbId), orgId: kb.org_id, documentId: kbId });
+    if (await jobs.jobsWaiting(db)) {
+      await jobs.enqueueOrg(db, 'kbs__index_vectors', { kb_id: kbId }, { jobKey: jobKey(kbId), orgId: kb.org_id, documentId: kbId });
       return 'continued';
     }
   }

@@ -25,7 +25,6 @@ import type { DocumentId, KbId } from '../../ids';
 import type { DocumentIdentity } from '../../ingest/document-identity';
 import type { Language } from '../../text/language';
 import type { Chunk } from '../../ingest/types';
-import { enqueueOrgJob, jobsWaiting } from '../../jobs/enqueue';
 import { storableText } from '../../validation';
 import { embedChunks } from './embed-chunks';
 import { ProgressReporter } from './progress';
@@ -167,10 +166,10 @@ async function runSteps(
       if (step.chunks.length === 0) break;
       // A step job stores one step before it may yield: two big documents' step jobs would
       // otherwise hand over to each other forever, neither storing anything.
-      if ((steps > 0 || opts.yieldBeforeFirst) && (await jobsWaiting(deps.db))) {
+      if ((steps > 0 || opts.yieldBeforeFirst) && (await deps.jobs.jobsWaiting(deps.db))) {
         await progress.close();
         if (!(await source.handOver(step.chunks))) return 'skipped';
-        await queueStep(deps.db, doc);
+        await queueStep(deps, doc);
         return 'continued';
       }
       current = prepare();
@@ -189,14 +188,14 @@ async function runSteps(
     const alive = await trx.selectFrom('documents').select('status').where('id', '=', doc.id).forUpdate().executeTakeFirst();
     if (alive?.status !== 'processing') return 'skipped';
     await markReady(trx, doc.id, stored, meta);
-    if (deps.config.database.kind === 'embedded') await queueVectorIndexing(trx, { kb_id: doc.kb_id, org_id: doc.org_id });
+    if (deps.config.database.kind === 'embedded') await queueVectorIndexing(deps.jobs, trx, { kb_id: doc.kb_id, org_id: doc.org_id });
     deps.logger.info({ documentId: doc.id, chunks: stored }, 'document ready');
     return 'ready';
   });
 }
 
-function queueStep(db: Db, doc: Doc) {
-  return enqueueOrgJob(db, 'documents__ingest_step', { document_id: doc.id }, { jobKey: ingestStepJobKey(doc.id), orgId: doc.org_id, documentId: doc.id });
+function queueStep(deps: Pick<AppDeps, 'db' | 'jobs'>, doc: Doc) {
+  return deps.jobs.enqueueOrg(deps.db, 'documents__ingest_step', { document_id: doc.id }, { jobKey: ingestStepJobKey(doc.id), orgId: doc.org_id, documentId: doc.id });
 }
 
 async function countRows(db: Db, table: 'chunks' | 'ingest_pending_chunks', documentId: DocumentId): Promise<number> {

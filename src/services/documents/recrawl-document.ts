@@ -9,7 +9,6 @@ import { AppError } from '../../errors';
 import type { DocumentId } from '../../ids';
 import { CrawlPermanentError } from '../../ingest/crawl/errors';
 import { isPermanentIngestError } from '../../ingest/errors';
-import { enqueueOrgJob } from '../../jobs/enqueue';
 import { parseInput } from '../../validation';
 import { crawlDocument, RECRAWL_INTERVAL_MS } from './crawl-document';
 import { toDocumentDto, type DocumentDto } from './document-dto';
@@ -30,7 +29,7 @@ async function requireUrlDocument(ctx: ServiceContext, ref: DocumentRef) {
 export async function recrawlNow(ctx: ServiceContext, ref: DocumentRef): Promise<{ document: DocumentDto }> {
   const doc = await requireUrlDocument(ctx, ref);
   // A document still in its first ingestion is crawled by that job; nothing to add.
-  if (doc.status !== 'processing') await enqueueOrgJob(ctx.db, 'documents__recrawl', { document_id: doc.id }, { jobKey: recrawlJobKey(doc.id), orgId: ctx.org.id, documentId: doc.id });
+  if (doc.status !== 'processing') await ctx.jobs.enqueueOrg(ctx.db, 'documents__recrawl', { document_id: doc.id }, { jobKey: recrawlJobKey(doc.id), orgId: ctx.org.id, documentId: doc.id });
   return { document: toDocumentDto(doc) };
 }
 
@@ -57,7 +56,7 @@ export async function enqueueDueRecrawls(deps: AppDeps, now = new Date()): Promi
     .where('status', '=', 'ready')
     .limit(1000)
     .execute();
-  for (const d of due) await enqueueOrgJob(deps.db, 'documents__recrawl', { document_id: d.id }, { jobKey: recrawlJobKey(d.id), orgId: d.org_id, documentId: d.id });
+  for (const d of due) await deps.jobs.enqueueOrg(deps.db, 'documents__recrawl', { document_id: d.id }, { jobKey: recrawlJobKey(d.id), orgId: d.org_id, documentId: d.id });
   return due.length;
 }
 

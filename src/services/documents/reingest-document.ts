@@ -4,7 +4,6 @@
  * replace them in one transaction.
  */
 import type { ServiceContext } from '../../context';
-import { enqueueOrgJob } from '../../jobs/enqueue';
 import { ingestJobKey } from './create-document';
 import { toDocumentDto, type DocumentDto } from './document-dto';
 import { requireDocument, type DocumentRef } from './get-document';
@@ -18,7 +17,7 @@ export async function reingestDocument(ctx: ServiceContext, ref: DocumentRef): P
       .where('id', '=', doc.id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    await enqueueOrgJob(trx, 'documents__ingest', { document_id: doc.id }, { jobKey: ingestJobKey(doc.id), orgId: ctx.org.id, documentId: doc.id });
+    await ctx.jobs.enqueueOrg(trx, 'documents__ingest', { document_id: doc.id }, { jobKey: ingestJobKey(doc.id), orgId: ctx.org.id, documentId: doc.id });
     return updated;
   });
   return { document: toDocumentDto(row) };

@@ -91,7 +91,7 @@ export async function runIngestion(
     }
     const embedded = await embedChunks(provider, chunks, title, onProgress, identity);
     await progress.close();
-    const stored = await storeChunks(deps.db, doc, embedded, {
+    const stored = await storeChunks(deps, doc, embedded, {
       pages: parsed.pages ?? null,
       dimensions: provider.dimensions,
       model: provider.id,

@@ -6,20 +6,20 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../../db/types';
 import type { Db } from '../../../db/connect';
+import type { AppDeps } from '../../context';
 import { vectorParam } from '../../../db/vector-param';
 import type { DocumentId, KbId } from '../../ids';
 import { newId } from '../../ids';
-import type { Chunk } from '../../ingest/types';
 import { storableText } from '../../validation';
 import { chunkLanguage, type Language } from '../../text/language';
 import { searchVector } from './search-vector';
 import { carryCuration, readCuration } from './curate-chunk';
-import { embeddingText } from './embed-chunks';
+import { embeddingText, type EmbeddedChunk } from './embed-chunks';
 import type { DocumentIdentity } from '../../ingest/document-identity';
 import { NO_PROGRESS } from './progress';
 import { queueVectorIndexing } from './index-vectors';
 
-export type EmbeddedChunk = Chunk & { embedding: Float32Array | null };
+export type { EmbeddedChunk };
 
 /**
  * Rows per INSERT inside the one transaction (PostgreSQL). The kb_lexicon trigger runs once per
@@ -54,13 +54,14 @@ export type StoreMeta = {
  * `inSteps` (the embedded database): see storeChunksInSteps.
  */
 export async function storeChunks(
-  db: Db,
+  deps: Pick<AppDeps, 'db' | 'jobs'>,
   doc: { id: DocumentId; kb_id: KbId },
   chunks: EmbeddedChunk[],
   meta: StoreMeta,
   opts: { inSteps?: boolean } = {},
 ): Promise<boolean> {
-  if (opts.inSteps && chunks.length > STEP) return storeChunksInSteps(db, doc, chunks, meta);
+  if (opts.inSteps && chunks.length > STEP) return storeChunksInSteps(deps, doc, chunks, meta);
+  const { db } = deps;
   return db.transaction().execute(async (trx) => {
     // Lock the row first: a concurrent delete either happened (we stop) or waits for us.
     const alive = await trx.selectFrom('documents').select('id').where('id', '=', doc.id).forUpdate().executeTakeFirst();
@@ -87,7 +88,8 @@ export async function storeChunks(
  * leaves the document 'processing'; the retry starts by deleting what was written. The vectors are
  * stored pending and indexed after the document is ready (index-vectors.ts).
  */
-async function storeChunksInSteps(db: Db, doc: { id: DocumentId; kb_id: KbId }, chunks: EmbeddedChunk[], meta: StoreMeta): Promise<boolean> {
+async function storeChunksInSteps(deps: Pick<AppDeps, 'db' | 'jobs'>, doc: { id: DocumentId; kb_id: KbId }, chunks: EmbeddedChunk[], meta: StoreMeta): Promise<boolean> {
+  const { db, jobs } = deps;
   const curation = await readCuration(db, doc.id);
   await deleteChunksInSteps(db, doc.id);
   for (let i = 0; i < chunks.length; i += STEP) {
@@ -103,7 +105,7 @@ async function storeChunksInSteps(db: Db, doc: { id: DocumentId; kb_id: KbId }, 
     if (!alive) return false;
     if (curation.length > 0) await carryCuration(trx, doc.id, curation, meta.title ?? null, meta.language ?? null);
     await markReady(trx, doc.id, chunks.length, meta);
-    await queueVectorIndexing(trx, alive);
+    await queueVectorIndexing(jobs, trx, alive);
     return true;
   });
 }

@@ -15,6 +15,7 @@ import { isIdOf, newId, type BatchId } from '../../ids';
 import { parseInput } from '../../validation';
 import { requireKb } from '../kbs/require-kb';
 import { withOrgRead } from '../org-share';
+import type { UploadReport } from '../../../db/json-columns';
 import { toDocumentDto, ZDocument, type DocumentDto } from './document-dto';
 
 export const ZUploadReport = z.object({
@@ -22,8 +23,8 @@ export const ZUploadReport = z.object({
   status: z.enum(['accepted', 'refused', 'skipped']),
   document_id: z.string().nullable(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
-});
-export type UploadReport = z.infer<typeof ZUploadReport>;
+}) satisfies z.ZodType<UploadReport>;
+export type { UploadReport };
 
 export const ZUploadBatch = z.object({
   id: z.string(),

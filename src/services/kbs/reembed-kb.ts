@@ -7,18 +7,17 @@
 import { sql } from 'kysely';
 import type { AppDeps } from '../../context';
 import type { KbId } from '../../ids';
-import { enqueueJob } from '../../jobs/enqueue';
 import { embeddingText } from '../documents/embed-chunks';
 import { vectorParam } from '../../../db/vector-param';
 
-export async function enqueueReembeddingWhereNeeded(deps: Pick<AppDeps, 'db' | 'embeddings' | 'logger'>): Promise<number> {
+export async function enqueueReembeddingWhereNeeded(deps: Pick<AppDeps, 'db' | 'embeddings' | 'logger' | 'jobs'>): Promise<number> {
   const target = deps.embeddings.default.id;
   const stale = await deps.db
     .selectFrom('knowledge_bases')
     .select('id')
     .where((eb) => eb.or([eb('embedding_model', 'is', null), eb('embedding_model', '!=', target)]))
     .execute();
-  for (const kb of stale) await enqueueJob(deps.db, 'kbs__reembed', { kb_id: kb.id }, { jobKey: `reembed:${kb.id}` });
+  for (const kb of stale) await deps.jobs.enqueue(deps.db, 'kbs__reembed', { kb_id: kb.id }, { jobKey: `reembed:${kb.id}` });
   if (stale.length) deps.logger.info({ kbs: stale.length, model: target }, 'knowledge bases queued for re-embedding');
   return stale.length;
 }
