@@ -42,7 +42,6 @@ import { createServer } from 'node:http';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { runOnce } from 'graphile-worker';
-import { sql } from 'kysely';
 import MiniSearch from 'minisearch';
 import { silentWorkerLogger } from '../db/migrate';
 import { createContext, type ServiceContext } from '../src/context';
@@ -56,17 +55,14 @@ import { startChat } from '../src/services/chat/send-chat-message';
 import { createModelRegistry } from '../src/ai/providers';
 import { answerStream } from '../src/services/rag/answer-stream';
 import { startFakeOpenAI } from '../test/fakes/openai-server';
-import { answerPassages, collectAnswer } from '../src/services/rag/answer-stream';
-import type { DumpedQuestion } from './lib/reports-dump';
-import { writeFileSync } from 'node:fs';
-import { candidatePool, retrieve, scoreCandidates } from '../src/services/rag/retrieve';
-import { fuse } from '../src/services/rag/fuse';
+import { collectAnswer } from '../src/services/rag/answer-stream';
+import { retrieve } from '../src/services/rag/retrieve';
 import { refusalSourcesTable, startSearch } from './lib/refusal-sources';
 import { openBenchRuntime, type BenchDb } from './lib/bench-runtime';
 import { OFF_TOPIC, OFF_TOPIC_HELD_OUT } from './lib/off-topic';
 import { containsFigure, goldFigures, loadFinanceBench, type FinanceQuestion } from './lib/financebench';
 import { loadFedReports, statesGold } from './lib/fed-reports';
-import { everyKth, loadSquad } from './lib/squad';
+import { loadSquad } from './lib/squad';
 import { defaultKbCacheDir, kbCacheKey, restoreKb, saveKb } from './lib/kb-cache';
 
 const DATA = path.resolve(import.meta.dirname, '../../shared/data');
@@ -81,8 +77,6 @@ const { values } = parseArgs({
     companies: { type: 'string' },
     'full-docs': { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false },
-    // Writes every question's retrieved passages (as the answer prompt gets them), for tuning the answerer offline.
-    dump: { type: 'string' },
     // Reuse KBs ingested by an earlier run with the same files and ingestion code (bench/lib/kb-cache.ts).
     reuse: { type: 'boolean', default: false },
     'kb-cache': { type: 'string' },
@@ -135,30 +129,6 @@ async function uploadAll(ctx: ServiceContext, name: string, files: Array<{ filen
   const kbRow = await rt.deps.db.selectFrom('knowledge_bases').selectAll().where('id', '=', kb.id as KbId).executeTakeFirstOrThrow();
   return { kb: kbRow, docName };
 }
-
-const dumped: DumpedQuestion[] = [];
-const dump = async (kb: Parameters<typeof retrieve>[1], docName: Map<string, string> | null, d: Pick<DumpedQuestion, 'kind' | 'corpus' | 'question' | 'want' | 'answers'>) => {
-  if (!values.dump) return;
-  const retrieval = await retrieve(rt.deps, kb, d.question, { topK: 5 });
-  // The whole candidate pool, fused as retrieval fuses it (how much the top passages stand out).
-  const provider = rt.deps.embeddings.get(kb.embedding_model);
-  const vector = provider ? { model: provider.id, embedding: await provider.embedQuery(d.question) } : null;
-  const { candidates } = await scoreCandidates(rt.deps.db, kb.id, d.question, vector, { pool: candidatePool(5), lexical: true });
-  const { rows } = await sql<{ lexeme: string; df: number | null; chunks: number | null }>`
-    select u.lexeme, l.df, (select t.chunks::float8 from kb_lexicon_totals t where t.kb_id = ${kb.id}) as chunks
-    from unnest(to_tsvector('english', ${d.question})) u
-    left join kb_lexicon l on l.kb_id = ${kb.id} and l.lexeme = u.lexeme`.execute(rt.deps.db);
-  dumped.push({
-    ...d,
-    confident: retrieval.confident,
-    passages: answerPassages(retrieval),
-    files: retrieval.chunks.map((c) => docName?.get(c.doc_id) ?? c.doc_id),
-    scores: retrieval.chunks.map((c) => ({ lexical: c.lexical, dense: c.dense, score: c.score })),
-    pool: fuse(candidates).map(({ lexical, dense, fused }) => ({ lexical, dense, fused })),
-    lexicalCeiling: retrieval.lexicalCeiling ?? 0,
-    lexicon: { chunks: rows[0]?.chunks ?? 0, terms: rows.map((r) => ({ lexeme: r.lexeme, df: r.df ?? 0 })) },
-  });
-};
 
 async function financeBench(ctx: ServiceContext, naming: 'real' | 'opaque') {
   const companies = values.companies ? new Set(values.companies.toLowerCase().split(',')) : undefined;
@@ -217,7 +187,6 @@ async function financeBench(ctx: ServiceContext, naming: 'real' | 'opaque') {
       .map((line) => Number(/, page (\d+)/.exec(line)?.[1] ?? NaN));
     prompts.push({ evidence: pagesInPrompt.some((p) => q.evidencePages.includes(p)), tokens: Math.ceil(promptText.length / 4) });
     const peer = mini.search(q.question).slice(0, 5).map((h) => h.filing as string);
-    await dump(kb, null, { kind: 'answerable', corpus: `financebench-${naming}`, question: q.question, want: q.docName });
     let sources: Array<{ doc_id: string; page: number | null }> = [];
     let done = { answer: '', citations: [] as Array<{ doc_id: string }>, refused: false };
     for await (const e of await startSearch(ctx, { kb_id: kb.id, query: q.question, top_k: 5 })) {
@@ -449,7 +418,6 @@ try {
       const peer = mini.search(q.question).slice(0, 5).map((h) => h.file as string);
       if (peer[0] === want) peerFirst++;
       if (peer.includes(want)) peerTop5++;
-      await dump(kb, docName, { kind: 'answerable', corpus: 'earnings', question: q.question, want });
       const { answer, citations } = await collectAnswer(await startSearch(ctx, { kb_id: kb.id, query: q.question, top_k: 5 }));
       const cited = [...new Set(citations.map((c) => docName.get(c.doc_id)))];
       if (citations.length === 0) refused++;
@@ -465,7 +433,6 @@ try {
     }
     let unansweredAnswered = 0;
     for (const q of unanswerable) {
-      await dump(kb, docName, { kind: 'unanswerable', corpus: 'earnings', question: q.question });
       const { citations, answer } = await collectAnswer(await startSearch(ctx, { kb_id: kb.id, query: q.question, top_k: 5 }));
       if (citations.length > 0) unansweredAnswered++;
       if (values.verbose) console.log(`${q.id} (unanswerable) ${citations.length ? 'ANSWERED' : 'refused'}\n  Q: ${q.question}\n  A: ${answer.slice(0, 300)}`);
@@ -496,10 +463,6 @@ try {
       paragraphs.map((p) => ({ filename: `squad-${p.index}.txt`, bytes: Buffer.from(p.context) })),
     );
     kbs.push({ name: 'SQuAD dev', kbId: kb.id, kb });
-    if (values.dump) {
-      const { questions } = loadSquad();
-      for (const q of everyKth(questions, 500)) await dump(kb, null, { kind: 'squad', corpus: 'squad', question: q.question, answers: q.answers });
-    }
   }
 
   if (corpora.has('docs')) {
@@ -546,7 +509,6 @@ try {
   for (const { name, kbId, kb } of kbs) {
     let answered = 0;
     for (const question of OFF_TOPIC) {
-      await dump(kb, null, { kind: 'off-topic', corpus: name, question });
       const { citations, answer } = await collectAnswer(await startSearch(ctx, { kb_id: kbId, query: question, top_k: 5 }));
       if (citations.length > 0) {
         answered++;
@@ -557,7 +519,6 @@ try {
     offTotal += OFF_TOPIC.length;
     offAnswered += answered;
     for (const question of OFF_TOPIC_HELD_OUT) {
-      await dump(kb, null, { kind: 'held-out', corpus: name, question });
       const { citations, answer } = await collectAnswer(await startSearch(ctx, { kb_id: kbId, query: question, top_k: 5 }));
       if (citations.length > 0) {
         heldAnswered++;
@@ -574,7 +535,6 @@ try {
     console.log('\nOff-topic questions answered (should be refused)');
     console.table(offRows);
   }
-  if (values.dump) writeFileSync(values.dump, JSON.stringify(dumped));
   console.log('\nRefused answers carrying their sources (as every transport sends them)');
   console.table(refusalSourcesTable());
   printTargets();

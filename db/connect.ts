@@ -15,7 +15,7 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
 /**
  * HNSW's search breadth: how many nearest vectors the graph walk keeps. With 30, the nearest 30 of a
  * KB of 26,000 passages (FinanceBench's 41 filings) came back with 84% of the exact 30; with 100,
- * 97%, for 0.7 ms more per query (bench/research/vector-recall.ts, docs/retrieval.md). Candidates
+ * 97%, for 0.7 ms more per query (`npm run bench -- vector-recall`, docs/retrieval.md). Candidates
  * the walk misses are never scored, and which ones it misses changed with the order passages were
  * stored in: the same KB ingested twice ranked differently.
  */

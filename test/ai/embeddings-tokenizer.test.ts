@@ -2,7 +2,7 @@
  * The pieces the distilled table is indexed by: our tokenizer must agree id-for-id with
  * the one the teacher model was run with (@energetic-ai/embeddings), and the asset
  * format must round-trip with only int8 quantisation error.
- * (bench/research/tokenizer-parity.ts checks the same on ~44k real texts.)
+ * (`npm run bench -- tokenizer-parity` checks the same on ~44k real texts.)
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

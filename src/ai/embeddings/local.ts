@@ -1,6 +1,7 @@
 /**
  * The offline default embedding provider: Universal Sentence Encoder lite distilled into
- * a static piece table (see ./distill/ and bench/research/embeddings-and-fusion.md for why).
+ * a static piece table (./distill/): the full model costs 15-35 ms a sentence on one core, the
+ * table about 0.1 ms, at a cosine of 0.85 to the full model's vectors.
  *
  * Guarantees: no network and no TensorFlow at run time; the asset is read and decoded
  * once per process however many providers are created (a shared loader); vectors are

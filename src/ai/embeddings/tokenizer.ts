@@ -3,7 +3,7 @@
  *
  * Guarantees: for any input string, `encode()` returns exactly the ids that
  * `@energetic-ai/embeddings`' Tokenizer returns (verified on ~100k sentences by
- * bench/research/tokenizer-parity.ts), including its quirks: NFKC, no lower-casing,
+ * `npm run bench -- tokenizer-parity`), including its quirks: NFKC, no lower-casing,
  * spaces become U+2581, ties go to the later start position, runs of unknown
  * characters collapse to one id 0. The distilled table was built from that
  * tokenization, so matching it exactly is what keeps the table's rows meaningful.

@@ -118,7 +118,7 @@ export interface SupportVerdict {
  * Covered when the best passage reaches MIN_SUPPORT, or when one passage holds every word the
  * question asks about (two or more): "How much leave do I get?" over a handbook's "New employees
  * get 25 days of paid leave per year" (support 1.71: the offline embedding's cosine of a short
- * question is low). No question of the benchmarks' dumps that the threshold refuses has such a
+ * question is low). No question of the benchmarks that the threshold refuses has such a
  * passage, off-topic or answerable, so this answers small KBs without letting off-topic through.
  */
 export function supportVerdict(question: string, passages: SupportPassage[], lexicalCeiling = 0): SupportVerdict {

@@ -17,7 +17,7 @@
  * Why: with a share of the KB alone, the chunks scored per question grew with the KB (bench search,
  * 1,000 general-knowledge questions (bench/quality): mean 306 at 50,000 chunks, 1,275 at 200,000, up to 17,000 for a question
  * of common words only), and the retrieval's CPU time with them. With the ceiling and two-of-three:
- * 200 and 536, for the same answers in the top 5 (bench/research/candidates-at-scale.ts, docs/scaling.md).
+ * 200 and 536, for the same answers in the top 5 (`npm run bench -- candidates-at-scale`, docs/scaling.md).
  */
 import { sql, type RawBuilder } from 'kysely';
 import { PREPARED, type Db } from '../../../db/connect';

@@ -7,8 +7,8 @@
  *   <out>/<shard>.piece-count.f64 [vocab]                                             (--states)
  * Shard i of n takes the texts whose index % n === i, so two shards run on two cores.
  *
- *   npx tsx bench/research/teacher-run.ts <texts.json> <outdir> [i n] [--states]
- *   npx tsx bench/research/teacher-run.ts --pieces <outdir>     every vocabulary piece alone
+ *   npx tsx src/ai/embeddings/distill/teacher-run.ts <texts.json> <outdir> [i n] [--states]
+ *   npx tsx src/ai/embeddings/distill/teacher-run.ts --pieces <outdir>     every vocabulary piece alone
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -2,17 +2,21 @@
  * The BM25 candidate stage at scale, in a kept search-bench KB (`npm run bench -- search --keep DIR
  * --chunks N`): per question (1,000 SQuAD questions), how many chunks hold its generator terms
  * (lexical-search.ts) and so get scored, and whether a gold answer is in the top 5 retrieved.
- *   node --import tsx bench/research/candidates-at-scale.ts DIR N
+ *   npm run bench -- candidates-at-scale DIR N
  */
 import { sql } from 'kysely';
-import type { KbId } from '../../src/ids';
-import { candidateSql, lexicalQuery } from '../../src/services/rag/lexical-search';
-import { retrieve } from '../../src/services/rag/retrieve';
-import { startKeptCluster } from '../../test/infra/postgres-cluster';
-import { openBenchRuntime } from '../lib/bench-runtime';
-import { containsAnswer, everyKth, loadSquad } from '../lib/squad';
+import type { KbId } from '../src/ids';
+import { candidateSql, lexicalQuery } from '../src/services/rag/lexical-search';
+import { retrieve } from '../src/services/rag/retrieve';
+import { startKeptCluster } from '../test/infra/postgres-cluster';
+import { openBenchRuntime } from './lib/bench-runtime';
+import { containsAnswer, everyKth, loadSquad } from './lib/squad';
 
-const [dir, chunks] = process.argv.slice(2) as [string, string];
+const [dir, chunks] = process.argv.slice(2);
+if (!dir || !chunks || !/^\d+$/.test(chunks)) {
+  process.stderr.write('usage: npm run bench -- candidates-at-scale DIR N (a KB kept by `npm run bench -- search --keep DIR --chunks N`)\n');
+  process.exit(2);
+}
 const cluster = await startKeptCluster(dir);
 const url = new URL(cluster.url);
 url.pathname = `/search_${chunks}`;

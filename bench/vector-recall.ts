@@ -1,15 +1,17 @@
 /**
  * How many of the exact nearest 30 passages the HNSW index returns, and in how long, at several
  * search breadths (`hnsw.ef_search`), over the reports bench's FinanceBench KB (26,000 passages)
- * restored from its snapshot. The exact list orders by an expression the index cannot serve.
+ * restored from its snapshot. The exact list orders by an expression the index cannot serve; both
+ * read only indexed rows (`not vector_pending`, the HNSW index's predicate), as retrieval's index
+ * side does, or the planner could not use the index at all.
  *
- *   node --import tsx bench/research/vector-recall.ts [--names real|opaque] [--ef 30,60,100,200]
+ *   npm run bench -- vector-recall [--names real|opaque] [--ef 30,60,100,200]
  */
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import { vectorParam } from '../../db/vector-param';
-import type { KbId } from '../../src/ids';
-import { openBenchRuntime } from '../lib/bench-runtime';
+import { vectorParam } from '../db/vector-param';
+import type { KbId } from '../src/ids';
+import { openBenchRuntime } from './lib/bench-runtime';
 import { restoreFinanceBench } from './lib/financebench-snapshot';
 
 const { values } = parseArgs({ options: { names: { type: 'string', default: 'real' }, ef: { type: 'string', default: '30,60,100,200' } } });
@@ -28,7 +30,7 @@ try {
       const started = performance.now();
       const { rows } = await sql<{ id: string }>`
         select c.id from chunks c
-        where c.kb_id = ${sql.lit(kbId)} and c.embedding_dimensions = ${dims} and c.disabled_at is null
+        where c.kb_id = ${sql.lit(kbId)} and c.embedding_dimensions = ${dims} and c.disabled_at is null and not c.vector_pending
         order by ${exact ? sql`(${distance}) + 0` : distance} limit ${sql.lit(LIMIT)}`.execute(c);
       return { ids: rows.map((r) => r.id), ms: performance.now() - started };
     });

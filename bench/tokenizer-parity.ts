@@ -1,12 +1,18 @@
 /**
- * Checks that our PieceTokenizer matches @energetic-ai/embeddings' tokenizer id for id,
- * and that the teacher wrapper reproduces the library's embeddings.
- * Run: npx tsx bench/research/tokenizer-parity.ts
+ * Our PieceTokenizer against @energetic-ai/embeddings' tokenizer, id for id, over every SQuAD dev
+ * paragraph and question (and the distillation corpus when distill/generate.ts left one in its
+ * workdir), with both tokenizers' time; then how far the teacher wrapper's embeddings are from the
+ * library's. Any mismatch is printed and makes the exit code 1.
+ *
+ *   npm run bench -- tokenizer-parity [--corpus FILE]
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { EmbeddingsModel } from '@energetic-ai/embeddings';
-import { loadTeacher, MODEL_DIR } from '../../src/ai/embeddings/distill/teacher';
-import { PieceTokenizer } from '../../src/ai/embeddings/tokenizer';
+import { loadTeacher, MODEL_DIR } from '../src/ai/embeddings/distill/teacher';
+import { PieceTokenizer } from '../src/ai/embeddings/tokenizer';
 import { SQUAD_PATH } from './lib/squad';
 
 const vocab = JSON.parse(readFileSync(`${MODEL_DIR}/vocab.json`, 'utf8'));
@@ -14,7 +20,8 @@ const vocab = JSON.parse(readFileSync(`${MODEL_DIR}/vocab.json`, 'utf8'));
 const reference = new EmbeddingsModel({ vocabulary: vocab, model: null as never }).tokenizer;
 const ours = new PieceTokenizer(vocab);
 
-const corpusPath = `${process.env.GW_RESEARCH ?? '/tmp/gw-research'}/corpus.json`;
+const { values } = parseArgs({ options: { corpus: { type: 'string', default: join(tmpdir(), 'groundwork-distill', 'corpus.json') } } });
+const corpusPath = values.corpus;
 const squad = JSON.parse(readFileSync(SQUAD_PATH, 'utf8'));
 const texts: string[] = [
   '', ' ', 'a', '  two  spaces ', 'Tabs\tand\nnewlines', 'Emoji 😀 and 中文 and Ünïcödé ﬁ ligature', '\u0000\u0001 control',
@@ -32,6 +39,7 @@ for (const t of texts) {
   }
 }
 console.log(`${texts.length} texts, ${mismatches} mismatches; reference ${tRef.toFixed(0)} ms, ours ${tOurs.toFixed(0)} ms`);
+if (mismatches > 0) process.exitCode = 1;
 
 const teacher = await loadTeacher();
 const sample = ['How tall is the Eiffel tower?', 'The Eiffel Tower is 330 metres high.', 'Tabs\tand\nnewlines'];
