@@ -286,6 +286,28 @@ function splitLongSentence(text: string): string[] {
     .filter(Boolean);
 }
 
+/** A line of a table's values alone ("n/a 3,323 8,865 10,000 Not Met ↗"): numbers, and the marks tables put beside them. */
+const VALUES_LINE = /^(?:[\s\d.,%$€£¥()+\-–—−≥≤<>~↗↘↔→←↑↓*|]|n\/a|not\s+met|met|tbd)+$/i;
+const isValuesLine = (text: string) => VALUES_LINE.test(text) && (text.match(/\d[\d,.]*/g) ?? []).length >= 2;
+/** A row label: a short line of words without a sentence end, the line before a values line. */
+const isRowLabel = (text: string) =>
+  !/[\p{Sentence_Terminal}:：]["'’”)\]]*$/u.test(text) && !isValuesLine(text) && (text.match(/\p{L}{2,}/gu) ?? []).length >= 2 && text.split(/\s+/).length <= 30;
+
+/**
+ * A PDF table often prints a row's label on one line and its values on the next: each alone says
+ * nothing (a label without its figures, or figures without what they count). The values line is
+ * read with its label, as one unit.
+ */
+function withRowLabels(units: string[]): string[] {
+  const out: string[] = [];
+  for (const u of units) {
+    const prev = out[out.length - 1];
+    if (prev !== undefined && isValuesLine(u) && isRowLabel(prev)) out[out.length - 1] = `${prev} ${u}`;
+    else out.push(u);
+  }
+  return out;
+}
+
 function decorate(sentence: string, marker: number, first: boolean): string {
   // List bullets and heading marks are layout, not prose.
   let s = sentence
@@ -338,14 +360,12 @@ function answerIn(language: string | null, request: string, passages: AnswerPass
   const sentences: SentenceInfo[] = [];
   const byPassage: SentenceInfo[][] = passages.map((p, passageIndex) => {
     const list: SentenceInfo[] = [];
-    for (const sent of splitSentences(p.text)) {
-      for (const text of splitLongSentence(sent.text)) {
-        const tokens = tokenize(text);
-        if (tokens.length === 0) continue;
-        const info = { passageIndex, sentenceIndex: list.length, text, tokens, stems: withWrittenTerms(new Set(tokens.map((t) => t.stem)), text, qTerms) };
-        list.push(info);
-        sentences.push(info);
-      }
+    for (const text of withRowLabels(splitSentences(p.text).flatMap((sent) => splitLongSentence(sent.text)))) {
+      const tokens = tokenize(text);
+      if (tokens.length === 0) continue;
+      const info = { passageIndex, sentenceIndex: list.length, text, tokens, stems: withWrittenTerms(new Set(tokens.map((t) => t.stem)), text, qTerms) };
+      list.push(info);
+      sentences.push(info);
     }
     return list;
   });
