@@ -35,6 +35,8 @@ export function knowledgeSearch(caller: VoiceCaller, log: Logger): ToolRunner {
 export class ToolCalls {
   private readonly responses = new Map<string, ResponseState>();
   private running = 0;
+  /** Which upstream connection the running searches belong to: reset() starts a new one. */
+  private connection = 0;
   private queue: Promise<void> = Promise.resolve();
 
   /** `answer()` asks the model for the answer after a tool-call response; `isEnded()` stops everything. */
@@ -68,8 +70,12 @@ export class ToolCalls {
     r.calls++;
     r.hadCalls = true;
     this.running++;
+    const connection = this.connection;
     this.queue = this.queue.then(async () => {
       const output = await this.run(name, args, sources);
+      // A search of a connection that is gone: its count was reset with it, and its call id means
+      // nothing to the new connection.
+      if (connection !== this.connection) return;
       this.running--;
       r.calls--;
       if (this.port.isEnded()) return;
@@ -98,6 +104,7 @@ export class ToolCalls {
   reset(): void {
     this.responses.clear();
     this.running = 0;
+    this.connection++;
   }
 
   private followUp(responseId: string, r: ResponseState): void {
