@@ -31,6 +31,16 @@ describe('table rows whose values are on the line below their label', () => {
     expect(answer.text).not.toContain('repairs');
   });
 
+  it('quotes the row, not also its label alone, when another passage holds the label without its values', () => {
+    const cut = 'FY 2022 Results\n\nNumber of households connected to the district heating network';
+    const answer = answerFromPassages('What was the FY 2022 result for the number of households connected to the district heating network?', [
+      { marker: 1, text: cut, source: 'heat-report.pdf, page 11', document: 'heat-report.pdf' },
+      { marker: 2, text: TABLE, source: 'heat-report.pdf, page 12', document: 'heat-report.pdf' },
+    ]);
+    expect(answer.text).toContain('network 4,120 4,480 4,500');
+    expect(answer.text.match(/Number of households/g)).toHaveLength(1);
+  });
+
   it('leaves a sentence followed by figures as it is', () => {
     const text = 'The network grew again this year.\n\n4,120 4,480 4,500';
     const answer = answerFromPassages('Did the network grow this year?', [{ marker: 1, text, source: 'heat-report.pdf, page 3', document: 'heat-report.pdf' }]);

@@ -577,6 +577,14 @@ function answerIn(language: string | null, request: string, passages: AnswerPass
     if (figure(cand.text) < 0 && bestHoldsFigure) continue;
     const w = cand.text.split(/\s+/).length;
     if (words + w > opts.maxWords) continue;
+    // A row label alone says nothing its row does not: the row is quoted, in the label's place.
+    if (chosen.some((c) => c.text.includes(cand.text))) continue;
+    const inside = chosen.findIndex((c) => cand.text.includes(c.text));
+    if (inside >= 0) {
+      words += w - chosen[inside]!.text.split(/\s+/).length;
+      chosen[inside] = cand;
+      continue;
+    }
     const cs = stemsOf(cand);
     const redundant = chosen.some((c) => {
       const other = stemsOf(c);
