@@ -578,8 +578,9 @@ function answerIn(language: string | null, request: string, passages: AnswerPass
     const w = cand.text.split(/\s+/).length;
     if (words + w > opts.maxWords) continue;
     // A row label alone says nothing its row does not: the row is quoted, in the label's place.
-    if (chosen.some((c) => c.text.includes(cand.text))) continue;
-    const inside = chosen.findIndex((c) => cand.text.includes(c.text));
+    const flat = (x: ScoredSentence) => x.text.replace(/\s+/g, ' ').trim();
+    if (chosen.some((c) => flat(c).includes(flat(cand)))) continue;
+    const inside = chosen.findIndex((c) => flat(cand).includes(flat(c)));
     if (inside >= 0) {
       words += w - chosen[inside]!.text.split(/\s+/).length;
       chosen[inside] = cand;
