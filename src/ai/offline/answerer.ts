@@ -407,13 +407,9 @@ function answerIn(language: string | null, request: string, passages: AnswerPass
   // Counted over the passage's document, not the passage: a report's cause page names neither the
   // place nor the date its cover does, and is the same report.
   const documentOf = passages.map((p, i) => p.document ?? `#${i}`);
-  const stemsOfDocument = new Map<string, Set<string>>();
-  passageStems.forEach((set, i) => {
-    const all = stemsOfDocument.get(documentOf[i]!) ?? new Set<string>();
-    for (const st of set) all.add(st);
-    for (const st of sources[i]!) all.add(st);
-    stemsOfDocument.set(documentOf[i]!, all);
-  });
+  const unionByDocument = (sets: ReadonlyArray<Set<string>>) =>
+    new Map([...groupBy(documentOf.map((d, i) => [d, sets[i]!] as const))].map(([d, list]) => [d, new Set(list.flatMap((set) => [...set]))]));
+  const stemsOfDocument = unionByDocument(passageStems.map((set, i) => new Set([...set, ...sources[i]!])));
   const specHits = documentOf.map((d) => specs.filter((t) => stemsOfDocument.get(d)!.has(t)).length);
   // A name or number the question gives that some passages' documents hold and others lack picks
   // the document, not the sentence: in the document it picks, it counts for every sentence, as the
@@ -444,9 +440,7 @@ function answerIn(language: string | null, request: string, passages: AnswerPass
   // Shared by most documents, not passages: three passages of the one call about Globex do not
   // make "Globex" the topic of "What impact has Globex had on Acme?"; nor does a name
   // the question gives that some document lacks (the topic is what they all share).
-  const documentStems = [...groupBy(passages.map((p, i) => [p.document ?? `#${i}`, passageStems[i]!] as const)).values()].map(
-    (sets) => new Set(sets.flatMap((set) => [...set])),
-  );
+  const documentStems = [...unionByDocument(passageStems).values()];
   const focus = new Set(
     documentStems.length >= 3
       ? qTerms.filter((t) => {
@@ -565,6 +559,7 @@ function answerIn(language: string | null, request: string, passages: AnswerPass
   // Only sentences about other periods than the one asked: the passages do not hold the answer.
   if (best.coverage < opts.minCoverage || !best.focusHit || best.otherPeriod) return refusal(ranked);
 
+  const flat = (x: ScoredSentence) => x.text.replace(/\s+/g, ' ').trim();
   const chosen: ScoredSentence[] = [best];
   let words = best.text.split(/\s+/).length;
   const stemsOf = (x: ScoredSentence) => byPassage[x.passageIndex]![x.sentenceIndex]!.stems;
@@ -578,7 +573,6 @@ function answerIn(language: string | null, request: string, passages: AnswerPass
     const w = cand.text.split(/\s+/).length;
     if (words + w > opts.maxWords) continue;
     // A row label alone says nothing its row does not: the row is quoted, in the label's place.
-    const flat = (x: ScoredSentence) => x.text.replace(/\s+/g, ' ').trim();
     if (chosen.some((c) => flat(c).includes(flat(cand)))) continue;
     const inside = chosen.findIndex((c) => flat(cand).includes(flat(c)));
     if (inside >= 0) {
