@@ -12,7 +12,7 @@ import { OFFLINE_PROVIDER } from '../../ai/offline/model';
 import { answerFromPassages } from '../../ai/offline/answerer';
 import { decideAnswerGate, type AnswerGate } from './answer-gate';
 import { toCitation, type Citation } from './citations';
-import type { Retrieval } from './retrieve';
+import type { Retrieval, RetrievedChunk } from './retrieve';
 import { toAnswerPassages } from './answer-passages';
 
 /**
@@ -107,6 +107,25 @@ function readAndGate(deps: Pick<AppDeps, 'models'>, input: { question: string; r
   return { retrieval: ranked, gate: rankedGate };
 }
 
+/**
+ * Characters of passage text a language model is sent (about 4,000 tokens at four characters a
+ * token), so the whole prompt stays near 5,000 tokens: the shown passages always, then the
+ * ranking's next ones while they fit.
+ */
+export const PROMPT_PASSAGE_CHARS = 16_000;
+
+/** The passages a language model reads: those shown (the top k), then `following` within PROMPT_PASSAGE_CHARS. */
+export function promptChunks(retrieval: Retrieval): RetrievedChunk[] {
+  const chunks = [...retrieval.chunks];
+  let chars = chunks.reduce((n, c) => n + c.text.length, 0);
+  for (const c of retrieval.following ?? []) {
+    if (chars + c.text.length > PROMPT_PASSAGE_CHARS) break;
+    chunks.push(c);
+    chars += c.text.length;
+  }
+  return chunks;
+}
+
 /** The retrieval an answer is made from (readAndGate), for views that show its passages. */
 export function readRetrieval(deps: Pick<AppDeps, 'models'>, input: { question: string; retrieval: Retrieval; standalone?: string | undefined }): Retrieval {
   return readAndGate(deps, input).retrieval;
@@ -154,10 +173,14 @@ export async function* answerStream(
   const sources = retrieval.chunks.map((c, i) => toCitation(c, i + 1));
   yield { type: 'sources', citations: sources, decision };
 
+  // A language model reads beyond the top k, within its passage budget; the extractive answerer
+  // quotes only what is shown. Markers past k cite passages the `sources` event did not list.
+  const read = offline ? retrieval.chunks : promptChunks(retrieval);
+  const citable = offline ? sources : read.map((c, i) => toCitation(c, i + 1));
   const { system, messages } = buildAnswerPrompt({
     question,
     history: input.history,
-    passages,
+    passages: offline ? passages : toAnswerPassages(read),
   });
   // streamText reports a failed request (e.g. a 429 before the first token) through onError and
   // simply ends the text stream; keep the error and raise it so callers see a failure, not "".
@@ -190,7 +213,7 @@ export async function* answerStream(
     return;
   }
   const cited = new Set(extractCitedMarkers(answer));
-  const used = sources.filter((s) => cited.has(s.marker));
+  const used = citable.filter((s) => cited.has(s.marker));
   // A model that forgot its markers still answered from the passages: credit the best one.
   yield { type: 'done', answer, citations: used.length > 0 ? used : sources.slice(0, 1), closest: [], refused: false, gate };
 }

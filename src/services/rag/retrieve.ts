@@ -56,6 +56,12 @@ export type Retrieval = {
    * is made from these instead (answer-stream.ts `readRetrieval`). A language model reads `chunks`.
    */
   ranked?: RetrievedChunk[];
+  /**
+   * The ranking's next passages after those `chunks` shows, best first: a language model reads
+   * `chunks` and then as many of these as its passage budget holds (answer-stream.ts
+   * `promptChunks`), so the passage that answers is in its prompt more often than in the top k.
+   */
+  following?: RetrievedChunk[];
 };
 
 /**
@@ -313,8 +319,10 @@ export async function retrieve(
   const chunks = shown.map(toRetrievedChunk);
   const plain = ranked.slice(0, opts.topK);
   const reordered = shown.length !== plain.length || shown.some((r, i) => r.id !== plain[i]!.id);
+  const shownIds = new Set(shown.map((r) => r.id));
+  const following = ranked.filter((r) => !shownIds.has(r.id)).map(toRetrievedChunk);
   timer();
-  return { chunks, confident, lexicalCeiling: lexical?.ceiling ?? 0, language, ...(reordered ? { ranked: plain.map(toRetrievedChunk) } : {}) };
+  return { chunks, confident, lexicalCeiling: lexical?.ceiling ?? 0, language, following, ...(reordered ? { ranked: plain.map(toRetrievedChunk) } : {}) };
 }
 
 type RankedRow = SearchRow & { offset: number };
