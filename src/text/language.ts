@@ -135,19 +135,20 @@ const OTHER_LANGUAGE_SCORE = 0.98;
 
 /**
  * The language of one chunk of a document in `documentLanguage`: the document's, unless the chunk is
- * clearly in another (a section in another script, or one whose text franc scores far from the
- * document's language, for an English document). Text without a non-ASCII letter is left to the
- * document, which keeps this free for English; franc's guess on a few hundred characters alone
- * would stem some chunks of a German document as Dutch.
+ * clearly in another (a section in another script; for an English document, one whose text franc
+ * scores far from English; for another, one whose function words are another's: sameScriptSection).
+ * An English document's text without a non-ASCII letter is left to the document, which keeps this
+ * free for English.
  */
 export function chunkLanguage(text: string, documentLanguage: Language | null): Language | null {
-  if (!NON_ASCII_LETTER.test(text)) return documentLanguage;
+  const other = documentLanguage !== null && documentLanguage !== 'en';
+  if (!other && !NON_ASCII_LETTER.test(text)) return documentLanguage;
   const sample = text.slice(0, CHUNK_SAMPLE_CHARS);
   const { script, language } = dominantScript(sample);
   if (documentLanguage && script !== scriptOf(documentLanguage) && !(script === 'Han' && documentLanguage === 'ja')) return language ?? documentLanguage;
-  // franc costs ~2 ms a chunk: it reads the chunks of English documents (or of none known), whose
-  // chunks with a non-ASCII letter are few, and leaves a document in another language to itself.
-  if (documentLanguage && documentLanguage !== 'en') return documentLanguage;
+  if (other) return sameScriptSection(sample, documentLanguage);
+  // franc costs ~2 ms a chunk: for English documents (or of none known) it reads only the chunks
+  // with a non-ASCII letter, which are few.
   const scores = francAll(sample, { minLength: 80, only: KNOWN });
   const [best] = scores[0] ?? ['und', 0];
   if (best === 'und') return documentLanguage ?? language;
@@ -155,6 +156,24 @@ export function chunkLanguage(text: string, documentLanguage: Language | null): 
   const own = scores.find(([code]) => toLanguage(code) === documentLanguage)?.[1] ?? 0;
   return own >= OTHER_LANGUAGE_SCORE ? documentLanguage : toLanguage(best);
 }
+
+/**
+ * A chunk of a document in a language other than English, written in the document's script: in
+ * franc's best guess when its function words say so too, by at least SECTION_FUNCTION_WORDS more
+ * than the document's language's ("the", "of", "and" in an English abstract of a German thesis);
+ * franc alone on a few hundred characters would call some German paragraphs Dutch.
+ */
+function sameScriptSection(sample: string, documentLanguage: Language): Language {
+  const [best] = francAll(sample, { minLength: 80, only: KNOWN })[0] ?? ['und', 0];
+  const guess = toLanguage(best);
+  if (best === 'und' || guess === documentLanguage || scriptOf(guess) !== scriptOf(documentLanguage)) return documentLanguage;
+  const words = wordSegments(sample).map((w) => sample.slice(w.start, w.end).toLowerCase());
+  const uses = (l: Language) => words.filter((w) => stopwordsFor(l).has(w)).length;
+  return uses(guess) >= 2 * uses(documentLanguage) + SECTION_FUNCTION_WORDS ? guess : documentLanguage;
+}
+
+/** Function words a chunk needs beyond twice its document language's to be read in another language. */
+const SECTION_FUNCTION_WORDS = 5;
 
 /** The share of a KB's documents a language needs before its questions are told apart from the main language's. */
 const MIN_LANGUAGE_SHARE = 0.1;

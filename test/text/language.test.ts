@@ -30,6 +30,14 @@ describe('language detection', () => {
     expect(chunkLanguage('Plain ASCII text in a German document.', 'de')).toBe('de');
     expect(chunkLanguage(SAMPLES.zh!, 'en')).toBe('zh');
     expect(chunkLanguage(SAMPLES.de!, 'en')).toBe('de');
+    // A document in another language reads a section in English (or another language of its script) as such.
+    const english = `${SAMPLES.en} The board expects growth to continue next year, although costs will rise as well, and it will report on the results of the new services in the spring.`;
+    expect(chunkLanguage(english, 'de')).toBe('en');
+    expect(chunkLanguage(english, 'es')).toBe('en');
+    const german = `${SAMPLES.de} Die Geschäftsführung erwartet, dass das Wachstum im nächsten Jahr anhält, auch wenn die Kosten steigen werden.`;
+    expect(chunkLanguage(german, 'de')).toBe('de');
+    expect(chunkLanguage(SAMPLES.es!, 'es')).toBe('es');
+    expect(chunkLanguage(`${SAMPLES.es} La dirección espera que el crecimiento continúe el próximo año, aunque los costes también aumentarán.`, 'de')).toBe('es');
   });
 
   it('answers in the language of the question and its best passage', () => {
