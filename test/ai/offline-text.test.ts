@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { stem } from '../../src/text/porter';
-import { passageSupport } from '../../src/ai/offline/support';
+import { passageSupport, relatedWords } from '../../src/ai/offline/support';
 import { concept, questionContent, readingIn, splitSentences, tokenize } from '../../src/ai/offline/text';
 
 describe('stem (Porter)', () => {
@@ -120,5 +120,23 @@ describe('words and sentences in other languages', () => {
     expect(splitSentences('هل تعرف القاهرة؟ نعم، إنها عاصمة مصر. وهي كبيرة.').map((s) => s.text)).toEqual(['هل تعرف القاهرة؟', 'نعم، إنها عاصمة مصر.', 'وهي كبيرة.']);
     expect(splitSentences('दिल्ली भारत की राजधानी है। यह एक बड़ा शहर है।').map((s) => s.text)).toEqual(['दिल्ली भारत की राजधानी है।', 'यह एक बड़ा शहर है।']);
     expect(splitSentences('Mr. Smith went to Washington. He left.').map((s) => s.text)).toEqual(['Mr. Smith went to Washington.', 'He left.']);
+  });
+});
+
+describe('related words, where support reads words alone', () => {
+  it('relates a compound to its part and two forms of one word, not words that merely start alike', () => {
+    expect(relatedWords('eisenbahnstrecken', 'strecken')).toBe(true);
+    expect(relatedWords('abgenommenen', 'abgenommen')).toBe(true);
+    expect(relatedWords('klassifiziert', 'klassifizieren')).toBe(true);
+    expect(relatedWords('verteidiger', 'verteilung')).toBe(false);
+    expect(relatedWords('bahn', 'bahnhof')).toBe(false);
+  });
+
+  it('counts a question word a passage holds in another form, in a language other than English', () => {
+    const passage = [{ text: 'Für die beiden Touristenstrecken gilt eine Spurweite von 760 mm, während die übrigen Eisenbahnstrecken des Landes breiter gebaut wurden.' }];
+    const [support] = passageSupport('Welche Spurweite haben die Bahnstrecken für Touristen?', passage);
+    expect(support).toBe(1);
+    // English keeps its stems alone (its cosine reads the rest): "classification" is not "classified".
+    expect(passageSupport('What is the classification?', [{ text: 'It was classified in 1990.' }])[0]).toBe(0);
   });
 });

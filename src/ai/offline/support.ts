@@ -42,9 +42,38 @@ const DENSE_WEIGHT = 2;
  */
 export const WORDS_ONLY_MIN_SUPPORT = 0.7;
 
-/** How support is weighed for passages read in a language: with the cosine in English, on words alone in the others. */
-export function supportScale(language: Language | null): { denseWeight: number; minSupport: number } {
-  return language === null || language === 'en' ? { denseWeight: DENSE_WEIGHT, minSupport: MIN_SUPPORT } : { denseWeight: 0, minSupport: WORDS_ONLY_MIN_SUPPORT };
+type SupportScale = { denseWeight: number; minSupport: number; relatedWords: boolean };
+
+/**
+ * How support is weighed for passages read in a language: with the cosine in English, on words
+ * alone in the others, where a question word also counts as held by a passage word it shares its
+ * stem-sized start with or is part of (relatedWords), since without the cosine nothing else reads a
+ * question's own wording of the passage's words.
+ */
+export function supportScale(language: Language | null): SupportScale {
+  return language === null || language === 'en'
+    ? { denseWeight: DENSE_WEIGHT, minSupport: MIN_SUPPORT, relatedWords: false }
+    : { denseWeight: 0, minSupport: WORDS_ONLY_MIN_SUPPORT, relatedWords: true };
+}
+
+/** Letters two words share at their start, or a word has inside a compound, to count as one word's. */
+const RELATED_WORD_LETTERS = 5;
+
+/**
+ * Two words of one language that a stemmer leaves apart but that say the same thing: one is a part
+ * of the other (a compound and its last or first word: "Eisenbahnstrecken", "Strecken"), or they
+ * share their first RELATED_WORD_LETTERS letters and all but the shorter's last three ("abgenommenen",
+ * "abgenommen"; "klassifiziert", "klassifizieren"). Words of letters in scripts written without
+ * spaces are few letters long and never related this way.
+ */
+export function relatedWords(a: string, b: string): boolean {
+  if (a === b) return true;
+  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+  if (short.length < RELATED_WORD_LETTERS) return false;
+  if (long.startsWith(short) || long.endsWith(short)) return true;
+  let shared = 0;
+  while (shared < short.length && short[shared] === long[shared]) shared++;
+  return shared >= RELATED_WORD_LETTERS && shared >= short.length - 3;
 }
 
 export type SupportPassage = {
@@ -58,19 +87,24 @@ export type SupportPassage = {
 
 type SupportParts = { terms: number; passages: Array<{ coverage: number; support: number }> };
 
-function supportParts(question: string, passages: SupportPassage[], lexicalCeiling: number, denseWeight: number): SupportParts {
-  const qTerms = [...new Set(questionContent(tokenize(question)).map((t) => t.stem))];
+function supportParts(question: string, passages: SupportPassage[], lexicalCeiling: number, scale: SupportScale): SupportParts {
+  const qTokens = questionContent(tokenize(question));
+  const qTerms = [...new Set(qTokens.map((t) => t.stem))];
   if (qTerms.length === 0) return { terms: 0, passages: passages.map(() => ({ coverage: 0, support: 0 })) };
   const sentenceStems: Array<Set<string>> = [];
   const passageStems = passages.map((p) => {
     const all = new Set<string>();
+    const words: string[] = [];
     for (const s of splitSentences(p.text)) {
-      const stems = withWrittenTerms(new Set(tokenize(s.text).map((t) => t.stem)), s.text, qTerms);
+      const tokens = tokenize(s.text);
+      const stems = withWrittenTerms(new Set(tokens.map((t) => t.stem)), s.text, qTerms);
       sentenceStems.push(stems);
       for (const x of stems) all.add(x);
+      if (scale.relatedWords) for (const t of tokens) if (!t.stop) words.push(t.lower);
     }
     const source = (p.source ?? '').replace(/\.(?:pdf|docx?|md|txt|html?)\b/gi, ' ').replace(/\bpage \d+\b/gi, ' ');
     for (const t of tokenize(source)) if (!t.stop) all.add(t.stem);
+    if (scale.relatedWords) for (const t of qTokens) if (!all.has(t.stem) && words.some((w) => relatedWords(t.lower, w))) all.add(t.stem);
     return all;
   });
   const n = Math.max(1, sentenceStems.length);
@@ -85,7 +119,7 @@ function supportParts(question: string, passages: SupportPassage[], lexicalCeili
     passages: passages.map((p, i) => {
       const coverage = qTerms.reduce((a, t, k) => a + (passageStems[i]!.has(t) ? weight[k]! : 0), 0) / total;
       const lexicalShare = lexicalCeiling > 0 ? Math.max(0, p.lexical ?? 0) / lexicalCeiling : 0;
-      return { coverage, support: coverage + denseWeight * Math.max(0, p.dense ?? 0) + lexicalShare };
+      return { coverage, support: coverage + scale.denseWeight * Math.max(0, p.dense ?? 0) + lexicalShare };
     }),
   };
 }
@@ -97,7 +131,7 @@ function readingPassages<T>(question: string, passages: SupportPassage[], fn: (l
 }
 
 export function passageSupport(question: string, passages: SupportPassage[], lexicalCeiling = 0): number[] {
-  return readingPassages(question, passages, (language) => supportParts(question, passages, lexicalCeiling, supportScale(language).denseWeight).passages.map((p) => p.support));
+  return readingPassages(question, passages, (language) => supportParts(question, passages, lexicalCeiling, supportScale(language)).passages.map((p) => p.support));
 }
 
 export interface SupportVerdict {
@@ -127,7 +161,7 @@ export function supportVerdict(question: string, passages: SupportPassage[], lex
 
 function verdictOf(question: string, passages: SupportPassage[], lexicalCeiling: number, scale: ReturnType<typeof supportScale>): SupportVerdict {
   const asking = askingPart(question);
-  const { terms, passages: parts } = supportParts(asking, passages, lexicalCeiling, scale.denseWeight);
+  const { terms, passages: parts } = supportParts(asking, passages, lexicalCeiling, scale);
   const fullCoverage = terms >= 2 && parts.some((p) => p.coverage >= 1 - 1e-9);
   const bestSupport = Math.max(0, ...parts.map((p) => p.support));
   const named = namedDocumentCoverage(asking, passages);
