@@ -132,11 +132,11 @@ describe('related words, where support reads words alone', () => {
     expect(relatedWords('bahn', 'bahnhof')).toBe(false);
   });
 
-  it('counts a question word a passage holds in another form, in a language other than English', () => {
+  it('counts a question word a passage holds in another form', () => {
     const passage = [{ text: 'Für die beiden Touristenstrecken gilt eine Spurweite von 760 mm, während die übrigen Eisenbahnstrecken des Landes breiter gebaut wurden.' }];
     const [support] = passageSupport('Welche Spurweite haben die Bahnstrecken für Touristen?', passage);
     expect(support).toBe(1);
-    // English keeps its stems alone (its cosine reads the rest): "classification" is not "classified".
-    expect(passageSupport('What is the classification?', [{ text: 'It was classified in 1990.' }])[0]).toBe(0);
+    // English too: "classification" is held by "classified", which its stemmer leaves apart.
+    expect(passageSupport('What is the classification?', [{ text: 'It was classified in 1990.' }])[0]).toBeGreaterThan(0);
   });
 });

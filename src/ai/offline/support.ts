@@ -46,13 +46,12 @@ type SupportScale = { denseWeight: number; minSupport: number; relatedWords: boo
 
 /**
  * How support is weighed for passages read in a language: with the cosine in English, on words
- * alone in the others, where a question word also counts as held by a passage word it shares its
- * stem-sized start with or is part of (relatedWords), since without the cosine nothing else reads a
- * question's own wording of the passage's words.
+ * alone in the others. In both a question word also counts as held by a passage word it shares its
+ * stem-sized start with or is part of (relatedWords): a stemmer leaves derived forms and compounds apart.
  */
 export function supportScale(language: Language | null): SupportScale {
   return language === null || language === 'en'
-    ? { denseWeight: DENSE_WEIGHT, minSupport: MIN_SUPPORT, relatedWords: false }
+    ? { denseWeight: DENSE_WEIGHT, minSupport: MIN_SUPPORT, relatedWords: true }
     : { denseWeight: 0, minSupport: WORDS_ONLY_MIN_SUPPORT, relatedWords: true };
 }
 
