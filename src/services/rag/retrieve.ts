@@ -319,13 +319,18 @@ export async function retrieve(
   const chunks = shown.map(toRetrievedChunk);
   const plain = ranked.slice(0, opts.topK);
   const reordered = shown.length !== plain.length || shown.some((r, i) => r.id !== plain[i]!.id);
+  // Each page once before any page twice, counting the pages shown, as the shown list is chosen.
   const shownIds = new Set(shown.map((r) => r.id));
-  const following = ranked.filter((r) => !shownIds.has(r.id)).map(toRetrievedChunk);
+  const following = onePassagePerPageFirst([...shown, ...ranked.filter((r) => !shownIds.has(r.id))], pageKey)
+    .filter((r) => !shownIds.has(r.id))
+    .map(toRetrievedChunk);
   timer();
   return { chunks, confident, lexicalCeiling: lexical?.ceiling ?? 0, language, following, ...(reordered ? { ranked: plain.map(toRetrievedChunk) } : {}) };
 }
 
 type RankedRow = SearchRow & { offset: number };
+
+const pageKey = (r: SearchRow) => (r.page === null ? null : `${r.document_id}:${r.page}`);
 
 function toRetrievedChunk(r: SearchRow): RetrievedChunk {
   return {
@@ -400,7 +405,7 @@ async function withFigurePages(
  * every document and from the candidates beyond k (onePassagePerPageFirst).
  */
 function onePassagePerPage(ranked: SearchRow[], topK: number): SearchRow[] {
-  return nonIncreasing(onePassagePerPageFirst(ranked, (r) => (r.page === null ? null : `${r.document_id}:${r.page}`)).slice(0, topK));
+  return nonIncreasing(onePassagePerPageFirst(ranked, pageKey).slice(0, topK));
 }
 
 /** Published scores kept non-increasing down the list: a passage moved up shows at most the score of the one above it. */
