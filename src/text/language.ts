@@ -101,10 +101,15 @@ export function detectLanguage(text: string): Language | null {
 /** Below this many characters a text's language is read from its function words. */
 const SHORT_TEXT_CHARS = 300;
 
+/** How many of the text's words are function words of a language, per language asked. */
+function functionWordUses(text: string): (language: Language) => number {
+  const words = wordSegments(text).map((w) => text.slice(w.start, w.end).toLowerCase());
+  return (l) => words.filter((w) => stopwordsFor(l).has(w)).length;
+}
+
 /** The candidate whose function words the text uses most; the first on a tie. */
 function byFunctionWords(text: string, candidates: readonly Language[]): Language {
-  const words = wordSegments(text).map((w) => text.slice(w.start, w.end).toLowerCase());
-  const uses = (l: Language) => words.filter((w) => stopwordsFor(l).has(w)).length;
+  const uses = functionWordUses(text);
   let best = candidates[0]!;
   let most = uses(best);
   for (const l of candidates.slice(1)) {
@@ -167,8 +172,7 @@ function sameScriptSection(sample: string, documentLanguage: Language): Language
   const [best] = francAll(sample, { minLength: 80, only: KNOWN })[0] ?? ['und', 0];
   const guess = toLanguage(best);
   if (best === 'und' || guess === documentLanguage || scriptOf(guess) !== scriptOf(documentLanguage)) return documentLanguage;
-  const words = wordSegments(sample).map((w) => sample.slice(w.start, w.end).toLowerCase());
-  const uses = (l: Language) => words.filter((w) => stopwordsFor(l).has(w)).length;
+  const uses = functionWordUses(sample);
   return uses(guess) >= 2 * uses(documentLanguage) + SECTION_FUNCTION_WORDS ? guess : documentLanguage;
 }
 
