@@ -55,9 +55,9 @@ const RELATED_WORD_LETTERS = 5;
 
 /**
  * Two words of one language that a stemmer leaves apart but that say the same thing: one is a part
- * of the other (a compound and its last or first word: "Eisenbahnstrecken", "Strecken"), or they
- * share their first RELATED_WORD_LETTERS letters and all but the shorter's last three ("abgenommenen",
- * "abgenommen"; "klassifiziert", "klassifizieren"). Words of letters in scripts written without
+ * of the other (a compound and its last or first word: "Kundendienst", "Dienst"), or they share
+ * their first RELATED_WORD_LETTERS letters and all but the shorter's last three ("verkauften",
+ * "verkaufen"; "organisiert", "organisieren"). Words of letters in scripts written without
  * spaces are few letters long and never related this way.
  */
 export function relatedWords(a: string, b: string): boolean {
