@@ -96,3 +96,6 @@ export type EvalPassage = { rank: number; document_id: string; document_name: st
 
 /** The case an eval result was measured against, as it was when the run asked it. */
 export type EvalExpectation = { answer: string | null; documents: string[]; pages: number[]; answerable: boolean };
+
+/** A case as a run asks it (eval_runs.cases): its id (a fresh one for cases read from a file) and expectations. */
+export type EvalRunCase = { id: string; question: string } & EvalExpectation;

@@ -3,7 +3,7 @@
  * db/migrations/ must keep it true.
  */
 import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable, Updateable } from 'kysely';
-import type { Chunk, DocumentIdentity, EvalExpectation, EvalPassage, EvalRegression, EvalRunSettings, EvalSummary, StoredEvalSettings, StoredVoiceSettings, UploadReport } from './json-columns';
+import type { Chunk, DocumentIdentity, EvalExpectation, EvalPassage, EvalRunCase, EvalRegression, EvalRunSettings, EvalSummary, StoredEvalSettings, StoredVoiceSettings, UploadReport } from './json-columns';
 import type { AdminSessionId, ApiKeyId, BatchId, ChunkId, DocumentId, EvalCaseId, EvalRunId, KbId, MessageId, OrgId, SessionId } from '../src/ids';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -334,6 +334,8 @@ export interface EvalRunsTable {
   progress_done: Generated<number>;
   progress_total: Generated<number>;
   settings: ColumnType<EvalRunSettings, string, string>;
+  /** The cases as they were when the run started, in the order it asks them. */
+  cases: ColumnType<EvalRunCase[], string, string>;
   summary: ColumnType<EvalSummary | null, string | null | undefined, string | null>;
   regression: ColumnType<EvalRegression | null, string | null | undefined, string | null>;
   error: string | null;

@@ -4,8 +4,9 @@ import { sql, type Kysely } from 'kysely';
  * Evaluations an organisation runs on its own KB (issue 46, src/services/evals/):
  *   - eval_cases: a KB's test set; a question with what a good answer is (expected text, documents,
  *     pages) or that it is not answerable, and where the case came from;
- *   - eval_runs: one pass of a test set through the answer path, with its progress, the settings it
- *     ran with, what started it, its summary figures and whether it regressed;
+ *   - eval_runs: one pass of a test set through the answer path, with the cases as they were when it
+ *     started (a job that resumes asks the same ones), its progress, the settings it ran with, what
+ *     started it, its summary figures and whether it regressed;
  *   - eval_results: per case of a run, what retrieval returned and what the answer was. The case's
  *     question and expectations are copied in, so a run stays readable after its cases change;
  *   - knowledge_bases.eval_settings: top_k the runs ask with, and the regression webhook.
@@ -42,6 +43,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('progress_done', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('progress_total', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('settings', 'jsonb', (c) => c.notNull())
+    .addColumn('cases', 'jsonb', (c) => c.notNull())
     .addColumn('summary', 'jsonb')
     .addColumn('regression', 'jsonb')
     .addColumn('error', 'text')
