@@ -61,6 +61,7 @@ import { refusalSourcesTable, startSearch } from './lib/refusal-sources';
 import { openBenchRuntime, type BenchDb } from './lib/bench-runtime';
 import { OFF_TOPIC, OFF_TOPIC_HELD_OUT } from './lib/off-topic';
 import { containsFigure, goldFigures, loadFinanceBench, type FinanceQuestion } from './lib/financebench';
+import { documentHitRank, pageHitRank } from '../src/services/evals/score-evals';
 import { loadFedReports, statesGold } from './lib/fed-reports';
 import { loadSquad } from './lib/squad';
 import { defaultKbCacheDir, kbCacheKey, restoreKb, saveKb } from './lib/kb-cache';
@@ -193,14 +194,18 @@ async function financeBench(ctx: ServiceContext, naming: 'real' | 'opaque') {
       if (e.type === 'sources') sources = e.citations;
       if (e.type === 'done') done = e;
     }
-    const sent = sources.map((c) => filingOf(c.doc_id));
     const { answer, citations, refused } = done;
     const gold = goldFigures(q.answer);
+    // Scored like a customer's eval run (src/services/evals/score-evals.ts): the rank of the first
+    // passage of the right filing, and of one of its evidence pages, among the passages sent.
+    const passages = sources.map((c, i) => ({ rank: i + 1, document_id: c.doc_id, document_name: filingOf(c.doc_id), page: c.page, url: null, score: 0 }));
+    const expected = { answer: null, documents: [q.docName], pages: q.evidencePages, answerable: true };
+    const docRank = documentHitRank(passages, expected);
     const row: Row = {
       q,
-      first: sent[0] === q.docName,
-      top5: sent.includes(q.docName),
-      page: evidenceIn(q, sources),
+      first: docRank === 1,
+      top5: docRank !== null,
+      page: pageHitRank(passages, expected) !== null,
       retrieveFirst: got[0] === q.docName,
       retrieveTop5: got.includes(q.docName),
       retrievePage: evidenceIn(q, chunks),

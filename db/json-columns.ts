@@ -47,3 +47,55 @@ export type UploadReport = {
   document_id: string | null;
   error: { code: string; message: string } | null;
 };
+
+/** knowledge_bases.eval_settings (migration 20261202_0800, src/services/evals/eval-settings.ts); absent fields are defaults. */
+export type StoredEvalSettings = {
+  /** Passages each eval question retrieves (default 5). */
+  top_k?: number;
+  /** Where a regression is POSTed, signed with `webhook_secret` (HMAC-SHA256). */
+  webhook_url?: string | null;
+  webhook_secret?: string | null;
+};
+
+/** What an eval run ran with (eval_runs.settings), so runs with different settings are told apart. */
+export type EvalRunSettings = {
+  top_k: number;
+  answer_model: string;
+  embedding_model: string | null;
+  judge: boolean;
+};
+
+/** Summary figures of a completed run (eval_runs.summary, src/services/evals/score-evals.ts); a figure without cases to measure is null. */
+export type EvalSummary = {
+  cases: number;
+  hit_at_1: number | null;
+  hit_at_k: number | null;
+  page_hit_at_1: number | null;
+  page_hit_at_k: number | null;
+  answer_contains: number | null;
+  refusal_precision: number | null;
+  refusal_recall: number | null;
+  judge_pass: number | null;
+  latency_p50_ms: number | null;
+  latency_p95_ms: number | null;
+  errors: number;
+};
+
+/** A completed run's drop against the KB's previous completed run (eval_runs.regression). */
+export type EvalRegression = {
+  flagged: boolean;
+  previous_run_id: string;
+  threshold: number;
+  /** Figure -> [previous, current], for the figures that dropped by more than the threshold. */
+  drops: Record<string, [number, number]>;
+  webhook: 'none' | 'queued' | 'delivered' | 'failed';
+};
+
+/** One retrieved passage of an eval result, in the order retrieval returned it (rank from 1). */
+export type EvalPassage = { rank: number; document_id: string; document_name: string; page: number | null; url: string | null; score: number };
+
+/** The case an eval result was measured against, as it was when the run asked it. */
+export type EvalExpectation = { answer: string | null; documents: string[]; pages: number[]; answerable: boolean };
+
+/** A case as a run asks it (eval_runs.cases): its id (a fresh one for cases read from a file) and expectations. */
+export type EvalRunCase = { id: string; question: string } & EvalExpectation;

@@ -3,8 +3,8 @@
  * db/migrations/ must keep it true.
  */
 import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable, Updateable } from 'kysely';
-import type { Chunk, DocumentIdentity, StoredVoiceSettings, UploadReport } from './json-columns';
-import type { AdminSessionId, ApiKeyId, BatchId, ChunkId, DocumentId, KbId, MessageId, OrgId, SessionId } from '../src/ids';
+import type { Chunk, DocumentIdentity, EvalExpectation, EvalPassage, EvalRunCase, EvalRegression, EvalRunSettings, EvalSummary, StoredEvalSettings, StoredVoiceSettings, UploadReport } from './json-columns';
+import type { AdminSessionId, ApiKeyId, BatchId, ChunkId, DocumentId, EvalCaseId, EvalRunId, KbId, MessageId, OrgId, SessionId } from '../src/ids';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Json<T> = ColumnType<T, string | T, string | T>;
@@ -52,6 +52,8 @@ export interface KnowledgeBasesTable {
   embedding_dimensions: number | null;
   /** The voice settings this KB overrides (its organisation's apply to the rest); null: none. */
   voice_settings: ColumnType<StoredVoiceSettings | null, string | null | undefined, string | null>;
+  /** Eval runs' top_k and regression webhook (migration 20261202_0800); null: defaults, no webhook. */
+  eval_settings: ColumnType<StoredEvalSettings | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -300,6 +302,71 @@ export interface VoiceSlotsTable {
   expires_at: Timestamp;
 }
 
+export type EvalCaseSource = 'sandbox' | 'conversation' | 'unanswered' | 'manual' | 'import';
+
+/** A KB's test case (migration 20261202_0800, src/services/evals/). */
+export interface EvalCasesTable {
+  id: EvalCaseId;
+  org_id: OrgId;
+  kb_id: KbId;
+  question: string;
+  /** Text or a figure a good answer contains; null: not checked. */
+  expected_answer: string | null;
+  /** File names (or crawled URLs) of which one should be retrieved; empty: not checked. */
+  expected_documents: ColumnType<string[], string | undefined, string>;
+  expected_pages: ColumnType<number[], string | undefined, string>;
+  /** false: the KB does not hold the answer and a good answer refuses. */
+  answerable: Generated<boolean>;
+  source: Generated<EvalCaseSource>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export type EvalRunStatus = 'queued' | 'running' | 'completed' | 'failed';
+export type EvalRunTrigger = 'manual' | 'reindex' | 'recrawl' | 'settings' | 'cli';
+
+export interface EvalRunsTable {
+  id: EvalRunId;
+  org_id: OrgId;
+  kb_id: KbId;
+  status: Generated<EvalRunStatus>;
+  trigger: EvalRunTrigger;
+  progress_done: Generated<number>;
+  progress_total: Generated<number>;
+  settings: ColumnType<EvalRunSettings, string, string>;
+  /** The cases as they were when the run started, in the order it asks them. */
+  cases: ColumnType<EvalRunCase[], string, string>;
+  summary: ColumnType<EvalSummary | null, string | null | undefined, string | null>;
+  regression: ColumnType<EvalRegression | null, string | null | undefined, string | null>;
+  error: string | null;
+  created_at: Generated<Date>;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+export interface EvalResultsTable {
+  run_id: EvalRunId;
+  case_id: EvalCaseId;
+  /** The case's place in the run, from 0. */
+  position: number;
+  question: string;
+  expected: ColumnType<EvalExpectation, string, string>;
+  passages: ColumnType<EvalPassage[], string, string>;
+  /** Rank (from 1) of the first passage of an expected document / page; null: none retrieved or none expected. */
+  doc_hit_rank: number | null;
+  page_hit_rank: number | null;
+  answer: string;
+  /** Whether the answer contains the expected answer; null: none expected. */
+  answer_contains: boolean | null;
+  refused: boolean;
+  latency_ms: number;
+  /** The judge model's grade; null: no judge. */
+  judge: 'pass' | 'fail' | 'error' | null;
+  judge_note: string | null;
+  /** The answer path failed for this case (counted in the summary's errors). */
+  error: string | null;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -322,6 +389,9 @@ export interface Database {
   voice_slots: VoiceSlotsTable;
   voice_provider_refusals: VoiceProviderRefusalsTable;
   usage_daily: UsageDailyTable;
+  eval_cases: EvalCasesTable;
+  eval_runs: EvalRunsTable;
+  eval_results: EvalResultsTable;
 }
 
 export type Organization = Selectable<OrganizationsTable>;
@@ -331,3 +401,6 @@ export type KnowledgeBase = Selectable<KnowledgeBasesTable>;
 export type KnowledgeBaseUpdate = Updateable<KnowledgeBasesTable>;
 export type DocumentRow = Selectable<DocumentsTable>;
 export type ChunkRow = Selectable<ChunksTable>;
+export type EvalCaseRow = Selectable<EvalCasesTable>;
+export type EvalRunRow = Selectable<EvalRunsTable>;
+export type EvalResultRow = Selectable<EvalResultsTable>;

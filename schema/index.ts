@@ -13,5 +13,6 @@ import './chat-stream';
 import './document-updates';
 import './insights';
 import './voice-settings';
+import './evals';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -17,6 +17,11 @@ import { createOrg } from './services/orgs/create-org';
 import { findOrgBySlug } from './services/orgs/find-org';
 import { toOrgDto } from './services/orgs/org-dto';
 import { PLAN_NAMES } from './services/plans';
+import { readFile } from 'node:fs/promises';
+import { parseEvalCases } from './services/evals/eval-case-format';
+import type { EvalResultDto, EvalRunDto } from './services/evals/eval-dto';
+import { runEvalInline } from './services/evals/run-eval-inline';
+import { fileCases } from './services/evals/start-eval-run';
 
 async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>): Promise<T> {
   const config = loadConfig();
@@ -115,6 +120,63 @@ dashboard
       const base = (opts.url ?? running ?? `http://${rt.config.host === '0.0.0.0' ? 'localhost' : rt.config.host}:${rt.config.port}`).replace(/\/+$/, '');
       const url = `${base}/admin/sign-in?token=${token}`;
       print(opts.json, { url, expires_at }, `Open this link to sign in to the dashboard as ${o.slug} (once, before ${expires_at}):\n${url}`);
+    }),
+  );
+
+const evals = program.command('eval').description('Answer quality on a knowledge base (docs/evals.md)');
+
+const ratioOption = (name: string) => (value: string) => {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new AppError('invalid_input', `${name} must be a number from 0 to 1`);
+  return n;
+};
+const pct = (x: number | null) => (x === null ? '-' : `${(x * 100).toFixed(1)}%`);
+
+function evalTable(run: EvalRunDto, results: EvalResultDto[]): string {
+  const s = run.summary!;
+  const rows = results.map((r) => {
+    const doc = r.expected.documents.length ? (r.doc_hit_rank === null ? 'miss' : `#${r.doc_hit_rank}`) : '-';
+    const contains = r.answer_contains === null ? '-' : r.answer_contains ? 'yes' : 'no';
+    const refusal = r.expected.answerable ? (r.refused ? 'refused' : 'answered') : r.refused ? 'refused (ok)' : 'answered (!)';
+    const q = r.question.length > 60 ? `${r.question.slice(0, 59)}…` : r.question;
+    return [String(r.position + 1), doc, contains, r.error ? 'error' : refusal, `${r.latency_ms} ms`, q];
+  });
+  const head = ['#', 'document', 'contains', 'answer', 'latency', 'question'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
+  return [
+    line(head),
+    ...rows.map(line),
+    '',
+    `cases ${s.cases}  hit@1 ${pct(s.hit_at_1)}  hit@${run.settings.top_k} ${pct(s.hit_at_k)}  answer contains ${pct(s.answer_contains)}`,
+    `refusal precision ${pct(s.refusal_precision)}  recall ${pct(s.refusal_recall)}  latency p50 ${s.latency_p50_ms ?? '-'} ms  p95 ${s.latency_p95_ms ?? '-'} ms${s.errors ? `  errors ${s.errors}` : ''}`,
+  ].join('\n');
+}
+
+evals
+  .command('run')
+  .description("Ask a KB's test set (or a file's cases) through the answer path; exit 1 below a threshold")
+  .requiredOption('--kb <id>', 'knowledge base id (kb_…)')
+  .option('--file <path>', 'cases to ask instead of the stored set: .jsonl, or .csv')
+  .option('--min-hit <ratio>', 'fail when hit@k is below this (0-1)', ratioOption('--min-hit'))
+  .option('--min-answer <ratio>', 'fail when answer contains is below this (0-1)', ratioOption('--min-answer'))
+  .option('--top-k <n>', "passages retrieved per question (default: the KB's eval setting, 5)", (v) => Number.parseInt(v, 10))
+  .option('--json', 'print the figures as JSON')
+  .action((opts) =>
+    withRuntime(async (rt) => {
+      const cases = opts.file ? fileCases(parseEvalCases(/\.csv$/i.test(opts.file) ? 'csv' : 'jsonl', await readFile(opts.file, 'utf8'))) : undefined;
+      const { run, results } = await runEvalInline(rt.deps, { kb_id: opts.kb, ...(cases ? { cases } : {}), ...(opts.topK ? { top_k: opts.topK } : {}) });
+      const s = run.summary!;
+      const figures = { cases: s.cases, hit_at_1: s.hit_at_1, hit_at_k: s.hit_at_k, answer_contains: s.answer_contains, refusal_precision: s.refusal_precision, refusal_recall: s.refusal_recall };
+      print(opts.json, figures, evalTable(run, results));
+      // A figure no case measures (null) cannot pass a threshold set on it.
+      const below: string[] = [];
+      if (opts.minHit !== undefined && !(s.hit_at_k !== null && s.hit_at_k >= opts.minHit)) below.push(`hit@k ${pct(s.hit_at_k)} < ${pct(opts.minHit)}`);
+      if (opts.minAnswer !== undefined && !(s.answer_contains !== null && s.answer_contains >= opts.minAnswer)) below.push(`answer contains ${pct(s.answer_contains)} < ${pct(opts.minAnswer)}`);
+      if (below.length) {
+        process.stderr.write(`eval below threshold: ${below.join(', ')}\n`);
+        process.exitCode = 1;
+      }
     }),
   );
 

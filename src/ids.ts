@@ -15,6 +15,8 @@ export const ID_PREFIXES = {
   msg: 'msg',
   adminSession: 'asess',
   batch: 'bat',
+  evalCase: 'evc',
+  evalRun: 'evr',
 } as const;
 
 type Prefix = keyof typeof ID_PREFIXES;
@@ -28,6 +30,8 @@ export type SessionId = Id<'sess'>;
 export type MessageId = Id<'msg'>;
 export type AdminSessionId = Id<'adminSession'>;
 export type BatchId = Id<'batch'>;
+export type EvalCaseId = Id<'evalCase'>;
+export type EvalRunId = Id<'evalRun'>;
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

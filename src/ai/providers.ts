@@ -34,6 +34,8 @@ export interface ModelRegistryConfig {
 export interface ModelRegistry {
   answerModel: LanguageModelV2;
   condenseModel: LanguageModelV2;
+  /** Grades eval answers against the expected text (./judge.ts); none offline. */
+  judgeModel?: LanguageModelV2;
   mode: 'openai' | 'offline';
 }
 
@@ -45,6 +47,7 @@ export function createModelRegistry(config: ModelRegistryConfig = {}): ModelRegi
     return {
       answerModel: openai.chat(model),
       condenseModel: openai.chat(settings.condenseModel ?? model),
+      judgeModel: openai.chat(model),
       mode: 'openai',
     };
   }

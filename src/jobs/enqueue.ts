@@ -16,6 +16,8 @@ export const JOB_PAYLOADS = {
   kbs__index_vectors: z.object({ kb_id: z.string() }),
   documents__recrawl: z.object({ document_id: z.string() }),
   documents__recrawl_due: z.object({}).passthrough(),
+  evals__run: z.object({ run_id: z.string() }),
+  evals__webhook: z.object({ run_id: z.string() }),
 } as const satisfies { [N in JobName]: z.ZodType<JobPayloads[N]> };
 
 /**

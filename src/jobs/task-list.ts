@@ -6,6 +6,8 @@ import type { JobName } from './enqueue';
 import { kbsReembed } from './kbs__reembed';
 import { kbsIndexVectors } from './kbs__index_vectors';
 import { documentsRecrawl, documentsRecrawlDue } from './documents__recrawl';
+import { evalsRun } from './evals__run';
+import { evalsWebhook } from './evals__webhook';
 import { observeJob } from '../metrics';
 
 /** Every run timed and counted by outcome (groundwork_ingestion_jobs_total and its histogram). */
@@ -19,5 +21,7 @@ export function createTaskList(deps: AppDeps): TaskList & Record<JobName, unknow
     kbs__index_vectors: observed('kbs__index_vectors', kbsIndexVectors(deps)),
     documents__recrawl: observed('documents__recrawl', documentsRecrawl(deps)),
     documents__recrawl_due: observed('documents__recrawl_due', documentsRecrawlDue(deps)),
+    evals__run: observed('evals__run', evalsRun(deps)),
+    evals__webhook: observed('evals__webhook', evalsWebhook(deps)),
   };
 }

@@ -8,6 +8,7 @@ import { authenticateRequest, type HttpDeps } from '../http/authenticate-request
 import { zodErrorToAppError } from '../validation';
 import type { HonoEnv } from './hono-env';
 import { registerDocumentRoutes } from './routes/documents';
+import { registerEvalRoutes } from './routes/evals';
 import { registerIngestRoutes } from './routes/ingest';
 import { registerKbRoutes } from './routes/kbs';
 import { registerRagRoutes } from './routes/rag';
@@ -52,6 +53,7 @@ export function createRestApi(deps: HttpDeps) {
   registerIngestRoutes(app, deps.config.maxUploadBytes, deps.config.bulkUpload);
   registerRagRoutes(app);
   registerVoiceSettingsRoutes(app);
+  registerEvalRoutes(app);
 
   registerWidgetDocs(app);
 

@@ -16,6 +16,8 @@ export type JobPayloads = {
   kbs__index_vectors: { kb_id: string };
   documents__recrawl: { document_id: string };
   documents__recrawl_due: Record<string, unknown>;
+  evals__run: { run_id: string };
+  evals__webhook: { run_id: string };
 };
 
 export type JobName = keyof JobPayloads;

@@ -28,6 +28,16 @@ import { getActivity, ZActivityInput } from '../services/insights/activity';
 import { listUnansweredQuestions, ZUnansweredInput } from '../services/insights/unanswered-questions';
 import { collectAnswer, collectSearchResponse } from '../services/rag/answer-stream';
 import { startSearch, ZSearchInput } from '../services/rag/search';
+import { compareEvalRuns, ZCompareEvalRunsInput } from '../services/evals/compare-eval-runs';
+import { createEvalCase, ZCreateEvalCaseInput } from '../services/evals/create-eval-case';
+import { deleteEvalCase } from '../services/evals/delete-eval-case';
+import { getEvalSettings, updateEvalSettings, ZUpdateEvalSettingsInput } from '../services/evals/eval-settings';
+import { exportEvalCases, ZExportEvalCasesInput } from '../services/evals/export-eval-cases';
+import { importEvalCases, ZImportEvalCasesInput } from '../services/evals/import-eval-cases';
+import { listEvalCases, ZEvalKbRef } from '../services/evals/list-eval-cases';
+import { getEvalRun, listEvalRuns, ZEvalRunRef, ZListEvalRunsInput } from '../services/evals/list-eval-runs';
+import { startEvalRun, ZStartEvalRunInput } from '../services/evals/start-eval-run';
+import { updateEvalCase, ZEvalCaseRef, ZUpdateEvalCaseInput } from '../services/evals/update-eval-case';
 import { authedProcedure, router } from './init';
 
 export const appRouter = router({
@@ -65,6 +75,21 @@ export const appRouter = router({
     create: authedProcedure.input(ZCreateKbInput).mutation(({ ctx, input }) => createKb(ctx.svc, input)),
     update: authedProcedure.input(ZUpdateKbInput).mutation(({ ctx, input }) => updateKb(ctx.svc, input)),
     delete: authedProcedure.input(ZKbRef).mutation(({ ctx, input }) => deleteKb(ctx.svc, input)),
+  }),
+  /** A KB's test set and its runs (src/services/evals/); every input names the KB by `kb_id`. */
+  evals: router({
+    cases: authedProcedure.input(ZEvalKbRef).query(({ ctx, input }) => listEvalCases(ctx.svc, input)),
+    createCase: authedProcedure.input(ZCreateEvalCaseInput).mutation(({ ctx, input }) => createEvalCase(ctx.svc, input)),
+    updateCase: authedProcedure.input(ZUpdateEvalCaseInput).mutation(({ ctx, input }) => updateEvalCase(ctx.svc, input)),
+    deleteCase: authedProcedure.input(ZEvalCaseRef).mutation(({ ctx, input }) => deleteEvalCase(ctx.svc, input)),
+    import: authedProcedure.input(ZImportEvalCasesInput).mutation(({ ctx, input }) => importEvalCases(ctx.svc, input)),
+    export: authedProcedure.input(ZExportEvalCasesInput).query(({ ctx, input }) => exportEvalCases(ctx.svc, input)),
+    settings: authedProcedure.input(ZEvalKbRef).query(({ ctx, input }) => getEvalSettings(ctx.svc, input)),
+    updateSettings: authedProcedure.input(ZUpdateEvalSettingsInput).mutation(({ ctx, input }) => updateEvalSettings(ctx.svc, input)),
+    startRun: authedProcedure.input(ZStartEvalRunInput).mutation(({ ctx, input }) => startEvalRun(ctx.svc, input)),
+    runs: authedProcedure.input(ZListEvalRunsInput).query(({ ctx, input }) => listEvalRuns(ctx.svc, input)),
+    run: authedProcedure.input(ZEvalRunRef).query(({ ctx, input }) => getEvalRun(ctx.svc, input)),
+    compare: authedProcedure.input(ZCompareEvalRunsInput).query(({ ctx, input }) => compareEvalRuns(ctx.svc, input)),
   }),
   documents: router({
     list: authedProcedure.input(ZListDocumentsInput).query(({ ctx, input }) => listDocuments(ctx.svc, input)),

@@ -47,3 +47,34 @@ export function DailyChart({ days, label }: { days: readonly Day[]; label: strin
     </svg>
   );
 }
+
+/**
+ * One figure (0..1) over a KB's runs, oldest first, as bars: the same plain SVG as the daily chart.
+ * A run the figure does not apply to (null) leaves its slot empty.
+ */
+export function RunFigureChart({ points, label }: { points: ReadonlyArray<{ label: string; value: number | null }>; label: string }) {
+  const h = 120;
+  const plotW = W - PAD.left - PAD.right;
+  const plotH = h - PAD.top - PAD.bottom;
+  const slot = plotW / Math.max(1, points.length);
+  const bar = Math.max(1, Math.min(24, slot * 0.7));
+  const y = (v: number) => PAD.top + plotH - v * plotH;
+  return (
+    <svg viewBox={`0 0 ${W} ${h}`} role="img" aria-label={label} class="chart" preserveAspectRatio="none">
+      {[0, 0.5, 1].map((v) => (
+        <g>
+          <line x1={PAD.left} x2={W - PAD.right} y1={y(v)} y2={y(v)} stroke="var(--border)" />
+          <text x={PAD.left - 4} y={y(v) + 4} text-anchor="end" class="axis">{`${v * 100}%`}</text>
+        </g>
+      ))}
+      {points.map((p, i) =>
+        p.value === null ? null : (
+          <g>
+            <title>{`${p.label}: ${(p.value * 100).toFixed(1)}%`}</title>
+            <rect data-value={p.value} x={PAD.left + i * slot + (slot - bar) / 2} y={y(p.value)} width={bar} height={y(0) - y(p.value)} fill="var(--accent)" />
+          </g>
+        ),
+      )}
+    </svg>
+  );
+}

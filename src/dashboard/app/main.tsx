@@ -10,6 +10,7 @@ import { SignIn, SignOut } from './queries';
 import { DocumentView, KbView } from './documents';
 import { KbListView } from './kbs';
 import { SandboxView } from './sandbox';
+import { EvalsView } from './evals';
 import { ActivityView, ConversationsView, UnansweredView } from './insights';
 import { EmbedView, SettingsView, UsageView } from './workspace';
 import { errorMessage, focusHeading, Notice } from './ui';
@@ -80,6 +81,7 @@ function SignInView() {
 const NAV = [
   ['/kbs', 'Knowledge Bases'],
   ['/sandbox', 'Sandbox'],
+  ['/evals', 'Evals'],
   ['/conversations', 'Conversations'],
   ['/unanswered', 'Unanswered'],
   ['/activity', 'Activity'],
@@ -93,6 +95,7 @@ function View({ path, o }: { path: string; o: Org }) {
   if (parts[0] === 'kbs' && parts[1] && parts[2] === 'doc' && parts[3]) return <DocumentView kbId={parts[1]} docId={parts[3]} />;
   if (parts[0] === 'kbs' && parts[1]) return <KbView kbId={parts[1]} />;
   if (parts[0] === 'sandbox') return <SandboxView kbId={parts[1]} />;
+  if (parts[0] === 'evals') return <EvalsView kbId={parts[1]} />;
   if (parts[0] === 'conversations') return <ConversationsView kbId={parts[1]} sessionId={parts[2]} />;
   if (parts[0] === 'unanswered') return <UnansweredView kbId={parts[1]} />;
   if (parts[0] === 'activity') return <ActivityView />;

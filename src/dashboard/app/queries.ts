@@ -201,3 +201,32 @@ export const UpdateVoiceSettings = graphql(`
     updateVoiceSettings(input: $input) { kbId turnDetection eagerness voice instructionsSuffix overridden voiceEnabled voiceAvailable voiceUnavailableReason }
   }
 `);
+
+export const EvalRunFields = graphql(`
+  fragment EvalRunFields on EvalRun {
+    id status trigger done total topK createdAt finishedAt error
+    summary { cases hitAt1 hitAtK pageHitAtK answerContains refusalPrecision refusalRecall judgePass latencyP50Ms latencyP95Ms errors }
+    regression { flagged previousRunId threshold webhook drops { figure before after } }
+  }
+`);
+
+export const EvalCases = graphql(`
+  query EvalCases($kbId: ID!) { evalCases(kbId: $kbId) { id question answer documents pages answerable source createdAt } }
+`);
+export const EvalRuns = graphql(`query EvalRuns($kbId: ID!) { evalRuns(kbId: $kbId, first: 30) { ...EvalRunFields } }`, [EvalRunFields]);
+export const EvalComparisonQuery = graphql(`
+  query EvalComparison($kbId: ID!, $runId: ID!) {
+    evalComparison(kbId: $kbId, runId: $runId) {
+      better worse same
+      cases { caseId question change base { docHitRank answerContains refused } run { docHitRank answerContains refused answer } }
+    }
+  }
+`);
+export const CreateEvalCase = graphql(`
+  mutation CreateEvalCase($input: EvalCaseInput!) { createEvalCase(input: $input) { id question answerable } }
+`);
+export const DeleteEvalCase = graphql(`mutation DeleteEvalCase($kbId: ID!, $id: ID!) { deleteEvalCase(kbId: $kbId, id: $id) { success } }`);
+export const ImportEvalCases = graphql(`
+  mutation ImportEvalCases($kbId: ID!, $content: String!, $format: EvalFileFormat) { importEvalCases(kbId: $kbId, content: $content, format: $format) { imported } }
+`);
+export const StartEvalRun = graphql(`mutation StartEvalRun($kbId: ID!) { startEvalRun(kbId: $kbId) { ...EvalRunFields } }`, [EvalRunFields]);

@@ -9,7 +9,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql, gqlStream, type ResultOf } from './gql';
-import { ChatMessages, ChatStream, Conversations, KbList, Retrieve } from './queries';
+import { ChatMessages, ChatStream, Conversations, CreateEvalCase, KbList, Retrieve } from './queries';
 import { errorMessage, formatDate, Notice, useLoad } from './ui';
 
 type Citation = NonNullable<ResultOf<typeof ChatStream>['chatStream']['citations']>[number];
@@ -34,6 +34,33 @@ function Verdict({ decision, declinedByModel }: { decision: Pick<Decision, 'answ
 }
 
 let askedSeq = 0;
+
+/**
+ * "Save as test": the question becomes a case of the KB's test set (Evals). An answered question
+ * expects the document of its first passage again; "not answerable" expects a refusal.
+ */
+function SaveAsTest({ kbId, asked }: { kbId: string; asked: Asked }) {
+  const [unanswerable, setUnanswerable] = useState(false);
+  const [saved, setSaved] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const top = asked.decision?.answered && !asked.declinedByModel ? asked.decision.passages[0]?.filename : undefined;
+  return (
+    <form class="row" aria-label="Save as test" onSubmit={async (e) => {
+      e.preventDefault();
+      try {
+        await gql(CreateEvalCase, { input: { kbId, question: asked.question, source: 'sandbox', answerable: !unanswerable, ...(top && !unanswerable ? { documents: [top] } : {}) } });
+        setSaved(unanswerable ? 'Saved as a test the knowledge base should refuse.' : `Saved as a test${top ? ` expecting ${top}` : ''}.`);
+        setError(null);
+      } catch (err) {
+        setError(errorMessage(err));
+      }
+    }}>
+      <label><input type="checkbox" checked={unanswerable} onChange={(e) => setUnanswerable(e.currentTarget.checked)} /> Not answerable</label>
+      <button type="submit" disabled={saved !== null}>Save as test</button>
+      <Notice error={error} ok={saved} />
+    </form>
+  );
+}
 
 /** The same question retrieved at two top_k values, each with the answer path's gate verdict. */
 function CompareTopK({ kbId, query }: { kbId: string; query: string }) {
@@ -250,6 +277,7 @@ export function SandboxView({ kbId: routeKb }: { kbId?: string | undefined }) {
               <>
                 <p class="small muted">“{current.question}”{current.query !== current.question ? ` — retrieval read it as “${current.query}”` : ''}</p>
                 {current.decision && !busy && <Verdict decision={current.decision} declinedByModel={current.declinedByModel} />}
+                {current.decision && !busy && kbId && <SaveAsTest key={current.id} kbId={kbId} asked={current} />}
                 {current.decision && current.decision.passages.length > 0 && (
                   <p class="small muted">
                     {current.decision.answered ? 'The answer may cite these; the numbers are its citation numbers.' : 'Retrieved but not used: none was relevant enough.'} Scores rank passages

@@ -14,6 +14,7 @@ import { crawlDocument, RECRAWL_INTERVAL_MS } from './crawl-document';
 import { toDocumentDto, type DocumentDto } from './document-dto';
 import { requireDocument, ZDocumentRef, type DocumentRef } from './get-document';
 import { ProgressReporter } from './progress';
+import { startAutomaticEvalRun } from '../evals/start-eval-run';
 
 export const ZRecrawl = z.enum(['daily', 'weekly']).nullable();
 export const ZSetRecrawlInput = ZDocumentRef.extend({ recrawl: ZRecrawl }).strict();
@@ -73,6 +74,8 @@ export async function runRecrawl(deps: AppDeps, documentId: DocumentId): Promise
     // A failed document has no chunks to keep: it is crawled in full.
     const changes = await crawlDocument(deps, doc, { full: doc.status === 'failed', progress });
     log.info({ ...changes }, 're-crawl done');
+    // What the KB answers from changed: its test set (if any) is run again against it.
+    if (changes && changes.added + changes.changed + changes.removed > 0) await startAutomaticEvalRun(deps, doc.kb_id, 'recrawl');
     return changes ? 'done' : 'skipped';
   } catch (err) {
     await progress.close();

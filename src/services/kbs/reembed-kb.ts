@@ -9,6 +9,7 @@ import type { AppDeps } from '../../context';
 import type { KbId } from '../../ids';
 import { embeddingText } from '../documents/embed-chunks';
 import { vectorParam } from '../../../db/vector-param';
+import { startAutomaticEvalRun } from '../evals/start-eval-run';
 
 export async function enqueueReembeddingWhereNeeded(deps: Pick<AppDeps, 'db' | 'embeddings' | 'logger' | 'jobs'>): Promise<number> {
   const target = deps.embeddings.default.id;
@@ -22,7 +23,7 @@ export async function enqueueReembeddingWhereNeeded(deps: Pick<AppDeps, 'db' | '
   return stale.length;
 }
 
-export async function reembedKb(deps: Pick<AppDeps, 'db' | 'embeddings' | 'logger'>, kbId: KbId): Promise<{ chunks: number } | null> {
+export async function reembedKb(deps: Pick<AppDeps, 'db' | 'embeddings' | 'logger' | 'jobs' | 'models'>, kbId: KbId): Promise<{ chunks: number } | null> {
   const provider = deps.embeddings.default;
   const kb = await deps.db.selectFrom('knowledge_bases').select(['id', 'embedding_model']).where('id', '=', kbId).executeTakeFirst();
   if (!kb) return null;
@@ -62,5 +63,7 @@ export async function reembedKb(deps: Pick<AppDeps, 'db' | 'embeddings' | 'logge
     .where('id', '=', kbId)
     .execute();
   deps.logger.info({ kbId, chunks: moved, model: provider.id, from: kb.embedding_model }, 'knowledge base re-embedded');
+  // New vectors retrieve differently: the KB's test set (if any) is run again against them.
+  if (moved > 0 || kb.embedding_model !== provider.id) await startAutomaticEvalRun(deps, kbId, 'reindex');
   return { chunks: moved };
 }
