@@ -44,7 +44,7 @@ export function createGraphQLHandler(deps: HttpDeps) {
       let authed: ReturnType<GraphQLContext['auth']> | undefined;
       let cost = 1;
       // GraphQL alone accepts the dashboard's session cookie (under the origin and CSRF rules).
-      const auth = () => (authed ??= authenticateRequest(deps, request.headers, requestId, { sessionCookie: true, cost }));
+      const auth = () => (authed ??= authenticateRequest(deps, request.headers, requestId, { sessionCookie: true, cost, clientIp }));
       // Called once before execution (src/graphql/limits.ts): the whole request's cost is charged up front,
       // to the key or dashboard session when there is one, else to the client's IP.
       const chargeCost = async (points: number) => {
