@@ -177,6 +177,8 @@ export interface ChatSessionsTable {
   kb_id: KbId;
   /** Where the conversation was started (migration 0900); a widget conversation that used voice is voice. */
   source: Generated<ConversationSource>;
+  /** The address an anonymous (widget, voice) conversation was started from (migration 0820); null otherwise. */
+  visitor: Generated<string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

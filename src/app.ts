@@ -77,7 +77,7 @@ export function createApp(appDeps: AppDeps & Partial<Pick<HttpDeps, 'rateLimiter
   });
 
   // Public (keyless) widget endpoints first: they answer everything under their prefix.
-  app.route('/api/widget', createWidgetApi(deps, deps.failedKeys));
+  app.route('/api/widget', createWidgetApi(deps, deps.failedKeys, appDeps.now));
   app.route('/api', createRestApi(deps));
   app.route('/embed', createEmbedRoutes(deps.config, deps.logger));
   app.on(['GET', 'POST', 'OPTIONS'], '/graphql', async (c) => {

@@ -10,7 +10,7 @@
  */
 import type { AppDeps } from '../context';
 import { AppError } from '../errors';
-import { createFailureCounter } from './rate-limit';
+import { createWindowCounter } from './rate-limit';
 
 export type FailedKeyThrottle = {
   /** Throws rate_limited when this address (or, for an address that failed before, this prefix) is over its ceiling. */
@@ -21,17 +21,17 @@ export type FailedKeyThrottle = {
 
 export function createFailedKeyThrottle(deps: Pick<AppDeps, 'db' | 'config'>, now: () => number = Date.now): FailedKeyThrottle {
   const { perAddress, perPrefix, windowSeconds } = deps.config.failedKeys;
-  const byAddress = createFailureCounter(windowSeconds, { deps, name: 'failed_key_ip' }, now);
-  const byPrefix = createFailureCounter(windowSeconds, { deps, name: 'failed_key_prefix' }, now);
+  const byAddress = createWindowCounter(windowSeconds, { deps, name: 'failed_key_ip' }, now);
+  const byPrefix = createWindowCounter(windowSeconds, { deps, name: 'failed_key_prefix' }, now);
   const refuse = (retryAfter: number) =>
     new AppError('rate_limited', `Too many refused keys; retry in ${retryAfter}s`, { retryAfter });
   return {
     async check(address, prefix) {
       const mine = await byAddress.read(address);
-      if (mine.failures >= perAddress) throw refuse(mine.retryAfter);
-      if (!prefix || mine.failures === 0) return;
+      if (mine.count >= perAddress) throw refuse(mine.retryAfter);
+      if (!prefix || mine.count === 0) return;
       const guessed = await byPrefix.read(prefix);
-      if (guessed.failures >= perPrefix) throw refuse(guessed.retryAfter);
+      if (guessed.count >= perPrefix) throw refuse(guessed.retryAfter);
     },
     async fail(address, prefix) {
       await Promise.all([byAddress.record(address), prefix ? byPrefix.record(prefix) : null]);

@@ -37,17 +37,17 @@ export function createRateLimiter(pointsPerMinute: number, shared?: SharedLimit)
 }
 
 /**
- * Counts failures (refused keys) in fixed windows of `windowSeconds` on the same store. The window's
+ * Counts events (refused keys, feedback) in fixed windows of `windowSeconds` on the same store. The window's
  * number is part of the key, so a window ends when `now` says so: tests move an injected clock and the
  * count starts over on both stores without waiting for the store's own expiry.
  */
-export type FailureCounter = {
-  /** Failures recorded for `key` in the current window, and seconds until that window ends. */
-  read(key: string): Promise<{ failures: number; retryAfter: number }>;
+export type WindowCounter = {
+  /** Events recorded for `key` in the current window, and seconds until that window ends. */
+  read(key: string): Promise<{ count: number; retryAfter: number }>;
   record(key: string): Promise<void>;
 };
 
-export function createFailureCounter(windowSeconds: number, shared: SharedLimit | undefined, now: () => number): FailureCounter {
+export function createWindowCounter(windowSeconds: number, shared: SharedLimit | undefined, now: () => number): WindowCounter {
   // Points are never consumed here, only added (penalty); the ceiling is the caller's.
   const store = createStore(Number.MAX_SAFE_INTEGER, shared, windowSeconds + 1);
   const windowMs = windowSeconds * 1000;
@@ -60,7 +60,7 @@ export function createFailureCounter(windowSeconds: number, shared: SharedLimit 
     async read(key) {
       const { key: k, retryAfter } = at(key);
       const res = await store.get(k);
-      return { failures: res?.consumedPoints ?? 0, retryAfter };
+      return { count: res?.consumedPoints ?? 0, retryAfter };
     },
     async record(key) {
       await store.penalty(at(key).key, 1);

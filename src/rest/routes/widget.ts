@@ -15,7 +15,8 @@
  *
  * Limits: every request counts against its client IP (WIDGET_RATE_LIMIT_PER_MINUTE); each chat
  * message also against its widget session (WIDGET_SESSION_RATE_LIMIT_PER_MINUTE). Bodies are JSON
- * and at most a few KB.
+ * and at most a few KB. Ratings: FEEDBACK_PER_SESSION per conversation, FEEDBACK_PER_ORG_PER_DAY
+ * per organisation and UTC day (429 with Retry-After until midnight).
  */
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -25,7 +26,7 @@ import type { ChatEvent } from '../../services/chat/send-chat-message';
 import { AppError } from '../../errors';
 import { clientIp } from '../../http/client-ip';
 import type { FailedKeyThrottle } from '../../http/failed-key-throttle';
-import { createRateLimiter } from '../../http/rate-limit';
+import { createRateLimiter, createWindowCounter } from '../../http/rate-limit';
 import { rateAnswer } from '../../services/insights/rate-answer';
 import { authenticateWidget } from '../../services/widget/authenticate-widget';
 import { startWidgetSession } from '../../services/widget/start-widget-session';
@@ -35,11 +36,16 @@ import { sseResponse } from '../sse';
 
 const MAX_BODY_BYTES = 16 * 1024;
 
-/** `failedKeys`: refused widget tokens count against the address like refused API keys. */
-export function createWidgetApi(deps: AppDeps, failedKeys: FailedKeyThrottle) {
+/**
+ * `failedKeys`: refused widget tokens count against the address like refused API keys.
+ * `now`: the clock of the daily feedback window (tests move it).
+ */
+export function createWidgetApi(deps: AppDeps, failedKeys: FailedKeyThrottle, now: () => number = Date.now) {
   const app = new Hono<HonoEnv>();
   const perIp = createRateLimiter(deps.config.widget.ipRateLimitPerMinute, { deps, name: 'widget_ip' });
   const perSession = createRateLimiter(deps.config.widget.sessionRateLimitPerMinute, { deps, name: 'widget_session' });
+  // Fixed UTC days: the window number is the day since the epoch.
+  const feedbackPerOrg = createWindowCounter(86_400, { deps, name: 'feedback_org' }, now);
 
   app.use(
     '*',
@@ -73,7 +79,7 @@ export function createWidgetApi(deps: AppDeps, failedKeys: FailedKeyThrottle) {
     const address = clientIp(c, deps.config.trustProxy);
     await failedKeys.check(address, null);
     try {
-      return await authenticateWidget(deps, { authorization: c.req.header('authorization'), origin: c.req.header('origin'), requestId: c.var.requestId });
+      return await authenticateWidget(deps, { authorization: c.req.header('authorization'), origin: c.req.header('origin'), requestId: c.var.requestId, visitor: address });
     } catch (err) {
       if (err instanceof AppError && err.code === 'unauthorized') await failedKeys.fail(address, null);
       throw err;
@@ -97,7 +103,15 @@ export function createWidgetApi(deps: AppDeps, failedKeys: FailedKeyThrottle) {
   app.post('/feedback', async (c) => {
     const caller = await auth(c);
     await perSession.consume(`session:${caller.claims.jti}`);
-    return c.json(await rateAnswer(caller, await jsonBody(c)), 200);
+    const today = await feedbackPerOrg.read(caller.ctx.org.id);
+    if (today.count >= deps.config.widget.feedbackPerOrgPerDay) {
+      throw new AppError('rate_limited', `This organisation has received ${deps.config.widget.feedbackPerOrgPerDay} ratings today, the most a day takes; retry in ${today.retryAfter}s`, {
+        retryAfter: today.retryAfter,
+      });
+    }
+    const rated = await rateAnswer(caller, await jsonBody(c));
+    await feedbackPerOrg.record(caller.ctx.org.id);
+    return c.json(rated, 200);
   });
 
   app.all('*', (c) => {
