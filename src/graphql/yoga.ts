@@ -5,7 +5,7 @@
 import { GraphQLError } from 'graphql';
 import { createYoga } from 'graphql-yoga';
 import { schema } from '../../schema/index';
-import { ERROR_CODES, toAppError } from '../errors';
+import { ERROR_CODES, publicDetails, toAppError } from '../errors';
 import { authenticateRequest, type HttpDeps } from '../http/authenticate-request';
 import { createRateLimiter } from '../http/rate-limit';
 import type { GraphQLContext } from '../../schema/builder';
@@ -77,6 +77,7 @@ export function createGraphQLHandler(deps: HttpDeps) {
             app_code: appError.code,
             ...(appError.details.field ? { field: appError.details.field } : {}),
             ...(appError.details.retryAfter ? { retry_after: appError.details.retryAfter } : {}),
+            ...(publicDetails(appError) ? { details: publicDetails(appError) } : {}),
           },
         });
       },

@@ -4,7 +4,7 @@
  */
 import { initTRPC, TRPCError } from '@trpc/server';
 import { ZodError } from 'zod';
-import { ERROR_CODES, toAppError, type AppError } from '../errors';
+import { ERROR_CODES, publicDetails, toAppError, type AppError } from '../errors';
 import { authenticateRequest, type HttpDeps } from '../http/authenticate-request';
 import { zodErrorToAppError } from '../validation';
 
@@ -29,6 +29,7 @@ const t = initTRPC.context<TrpcContext>().create({
         path: shape.data.path,
         app_code: appError?.code ?? null,
         field: appError?.details.field ?? null,
+        ...(appError && publicDetails(appError) ? { details: publicDetails(appError) } : {}),
       },
     };
   },

@@ -186,7 +186,14 @@ describe('bulk upload (REST)', () => {
     const res = await upload(t, key, kbId, [{ name: 'a.png', bytes: PNG }, { name: 'b.png', bytes: PNG }]);
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('invalid_input');
-    expect(res.body.error.message).toMatch(/None of the 2 files/);
+    expect(res.body.error.message).toMatch(/None of the 2 files.*details\.files/);
+    // The message's promise is kept: each file with its own reason.
+    expect(res.body.error.details.files).toEqual([
+      { filename: 'a.png', status: 'refused', document_id: null, error: { code: 'unsupported_media_type', message: expect.stringMatching(/PNG|image/i) } },
+      { filename: 'b.png', status: 'refused', document_id: null, error: { code: 'unsupported_media_type', message: expect.stringMatching(/PNG|image/i) } },
+    ]);
+    const trpc = await upload(t, key, kbId, [{ name: 'a.png', bytes: PNG }], '/trpc/documents.uploadMany', (f) => f.append('file', new Blob([PNG]), 'b.png'));
+    expect(trpc.body.error.data.details.files.map((f: any) => f.error.code)).toEqual(['unsupported_media_type', 'unsupported_media_type']);
   });
 
   it('applies the plan limit per file', async () => {
