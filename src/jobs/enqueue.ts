@@ -16,6 +16,7 @@ export const JOB_PAYLOADS = {
   kbs__index_vectors: z.object({ kb_id: z.string() }),
   documents__recrawl: z.object({ document_id: z.string() }),
   documents__recrawl_due: z.object({}).passthrough(),
+  uploads__admit: z.object({ batch_id: z.string() }),
 } as const satisfies { [N in JobName]: z.ZodType<JobPayloads[N]> };
 
 /**

@@ -6,6 +6,7 @@ import type { JobName } from './enqueue';
 import { kbsReembed } from './kbs__reembed';
 import { kbsIndexVectors } from './kbs__index_vectors';
 import { documentsRecrawl, documentsRecrawlDue } from './documents__recrawl';
+import { uploadsAdmit } from './uploads__admit';
 import { observeJob } from '../metrics';
 
 /** Every run timed and counted by outcome (groundwork_ingestion_jobs_total and its histogram). */
@@ -19,5 +20,6 @@ export function createTaskList(deps: AppDeps): TaskList & Record<JobName, unknow
     kbs__index_vectors: observed('kbs__index_vectors', kbsIndexVectors(deps)),
     documents__recrawl: observed('documents__recrawl', documentsRecrawl(deps)),
     documents__recrawl_due: observed('documents__recrawl_due', documentsRecrawlDue(deps)),
+    uploads__admit: observed('uploads__admit', uploadsAdmit(deps)),
   };
 }

@@ -16,6 +16,7 @@ export type JobPayloads = {
   kbs__index_vectors: { kb_id: string };
   documents__recrawl: { document_id: string };
   documents__recrawl_due: Record<string, unknown>;
+  uploads__admit: { batch_id: string };
 };
 
 export type JobName = keyof JobPayloads;
