@@ -43,7 +43,8 @@ export type StoredVoiceSettings = {
 /** One file of an upload batch, as the upload answered it (src/services/documents/upload-batch.ts). */
 export type UploadReport = {
   filename: string;
-  status: 'accepted' | 'refused' | 'skipped';
+  /** queued: stored with the request, its document is created in the background (read the batch for it). */
+  status: 'accepted' | 'queued' | 'refused' | 'skipped';
   document_id: string | null;
   error: { code: string; message: string } | null;
 };

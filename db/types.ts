@@ -128,6 +128,14 @@ export interface UploadBatchesTable {
   created_at: Generated<Date>;
 }
 
+/** A bulk upload's file stored whole, waiting to become a document (migration 0821). */
+export interface UploadStagedFilesTable {
+  batch_id: BatchId;
+  report_index: number;
+  filename: string;
+  bytes: Buffer;
+}
+
 export interface DocumentFilesTable {
   document_id: DocumentId;
   /** The file in parts of at most 4 MB, in order from 0 (src/services/documents/document-file.ts). */
@@ -179,6 +187,8 @@ export interface ChatSessionsTable {
   kb_id: KbId;
   /** Where the conversation was started (migration 0900); a widget conversation that used voice is voice. */
   source: Generated<ConversationSource>;
+  /** The address an anonymous (widget, voice) conversation was started from (migration 0820); null otherwise. */
+  visitor: Generated<string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -377,6 +387,7 @@ export interface Database {
   chunks: ChunksTable;
   ingest_pending_chunks: IngestPendingChunksTable;
   upload_batches: UploadBatchesTable;
+  upload_staged_files: UploadStagedFilesTable;
   kb_lexicon: KbLexiconTable;
   kb_lexicon_totals: KbLexiconTotalsTable;
   chat_sessions: ChatSessionsTable;

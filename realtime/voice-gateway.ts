@@ -12,6 +12,8 @@ import type { AppDeps } from '../src/context';
 import { voiceSessionDuration, voiceSessionsEnded, voiceSessionsOpen } from '../src/metrics';
 import { tokenFromSubprotocols } from '../src/services/voice/authorize-voice';
 import { createVoiceSlots } from '../src/services/voice/voice-slots';
+import { createFailedKeyThrottle, type FailedKeyThrottle } from '../src/http/failed-key-throttle';
+import { rateLimitKeyForIp } from '../src/http/client-ip';
 import { voiceLimits, type VoiceLimits } from './limits';
 import { VOICE_PATH, VOICE_SUBPROTOCOL } from './protocol';
 import type { VoiceObserver, VoiceSessionStats } from './audio-relay';
@@ -31,9 +33,10 @@ export type VoiceGateway = {
   limits: VoiceLimits;
 };
 
-function refuseUpgrade(socket: Duplex, status: 404 | 503) {
-  const text = status === 404 ? 'Not Found' : 'Service Unavailable';
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+function refuseUpgrade(socket: Duplex, status: 404 | 429 | 503, retryAfter?: number) {
+  const text = status === 404 ? 'Not Found' : status === 429 ? 'Too Many Requests' : 'Service Unavailable';
+  const extra = retryAfter ? `retry-after: ${retryAfter}\r\n` : '';
+  socket.end(`HTTP/1.1 ${status} ${text}\r\n${extra}connection: close\r\ncontent-length: 0\r\n\r\n`);
   setTimeout(() => socket.destroy(), 1000).unref();
 }
 
@@ -47,8 +50,10 @@ function offeredProtocols(req: IncomingMessage): string[] {
 export function attachVoiceGateway(
   server: Server,
   deps: AppDeps,
-  opts: { limits?: Partial<VoiceLimits>; observer?: VoiceObserver } = {},
+  /** `failedKeys`: the app's throttle, so refused tokens here and on /api/widget count together. */
+  opts: { limits?: Partial<VoiceLimits>; observer?: VoiceObserver; failedKeys?: FailedKeyThrottle } = {},
 ): VoiceGateway {
+  const failedKeys = opts.failedKeys ?? createFailedKeyThrottle(deps);
   const limits = voiceLimits(deps.config, opts.limits);
   const slots = createVoiceSlots(deps);
   const sessions = new Set<VoiceSession>();
@@ -66,12 +71,23 @@ export function attachVoiceGateway(
     const path = (req.url ?? '/').split('?')[0];
     if (path !== VOICE_PATH) return refuseUpgrade(socket, 404);
     if (closing) return refuseUpgrade(socket, 503);
+    // An address that keeps presenting refused tokens is turned away before the upgrade (a 429 the
+    // browser cannot read, but a guesser's script can).
+    const address = rateLimitKeyForIp(req.socket.remoteAddress ?? 'unknown');
+    void failedKeys.check(address, null).then(
+      () => upgrade(req, socket, head, address),
+      (err) => refuseUpgrade(socket, 429, (err as { details?: { retryAfter?: number } }).details?.retryAfter ?? 1),
+    );
+  });
+
+  const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer, address: string) => {
     wss.handleUpgrade(req, socket, head, (ws) => {
       const requestId = randomUUID();
       const session = VoiceSession.fromRequest(ws, req, tokenFromSubprotocols(offeredProtocols(req)), deps, limits, slots, requestId, opts.observer);
       sessions.add(session);
       voiceSessionsOpen.inc();
       void session.ended.then(({ reason, readySeconds }) => {
+        if (reason === 'invalid_token') void failedKeys.fail(address, null).catch(() => {});
         sessions.delete(session);
         voiceSessionsOpen.dec();
         voiceSessionsEnded.inc({ reason });
@@ -79,7 +95,7 @@ export function attachVoiceGateway(
       });
       void session.start();
     });
-  });
+  };
 
   const tick = setInterval(() => {
     const now = performance.now();

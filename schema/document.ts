@@ -73,7 +73,7 @@ export const DocumentRef = builder.objectRef<DocumentDto>('Document').implement(
   }),
 });
 
-const UploadStatusEnum = builder.enumType('UploadFileStatus', { values: ['accepted', 'refused', 'skipped'] as const });
+const UploadStatusEnum = builder.enumType('UploadFileStatus', { values: ['accepted', 'queued', 'refused', 'skipped'] as const });
 const UploadErrorRef = builder.objectRef<NonNullable<UploadReport['error']>>('UploadFileError').implement({
   fields: (t) => ({ code: t.exposeString('code'), message: t.exposeString('message') }),
 });

@@ -14,22 +14,31 @@ import { bodyLimitFor, limitBodies } from './http/body-limit';
 import { discardRequestBody } from './http/discard-body';
 import { drainGate, type Drain } from './http/graceful-shutdown';
 import { metricsResponse } from './http/metrics-endpoint';
+import { createFailedKeyThrottle } from './http/failed-key-throttle';
 import { createRateLimiter } from './http/rate-limit';
 import { httpRequestDuration } from './metrics';
 import { routePath } from 'hono/route';
 import type { AppDeps } from './context';
 import type { HonoEnv } from './rest/hono-env';
 import { createRestApi } from './rest/rest-api';
-import { clientIp, createWidgetApi } from './rest/routes/widget';
+import { clientIp } from './http/client-ip';
+import { createWidgetApi } from './rest/routes/widget';
 import { createEmbedRoutes } from './embed/embed-routes';
 import { createTrpcHandler } from './trpc/handler';
 import { createDashboardRoutes } from './dashboard/dashboard-routes';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
-/** `drain`: the web process's shutdown state (src/http/graceful-shutdown.ts); tests' apps have none. */
-export function createApp(appDeps: AppDeps & Partial<Pick<HttpDeps, 'rateLimiter'>> & { drain?: Drain }) {
-  const deps: HttpDeps = { ...appDeps, rateLimiter: appDeps.rateLimiter ?? createRateLimiter(appDeps.config.rateLimitPerMinute, { deps: appDeps, name: 'api_key' }) };
+/**
+ * `drain`: the web process's shutdown state (src/http/graceful-shutdown.ts); tests' apps have none.
+ * `now`: the clock of the time windows the app counts in itself (failed keys); tests move it.
+ */
+export function createApp(appDeps: AppDeps & Partial<Pick<HttpDeps, 'rateLimiter' | 'failedKeys'>> & { drain?: Drain; now?: () => number }) {
+  const deps: HttpDeps = {
+    ...appDeps,
+    rateLimiter: appDeps.rateLimiter ?? createRateLimiter(appDeps.config.rateLimitPerMinute, { deps: appDeps, name: 'api_key' }),
+    failedKeys: appDeps.failedKeys ?? createFailedKeyThrottle(appDeps, appDeps.now),
+  };
   const app = new Hono<HonoEnv>();
   const graphql = createGraphQLHandler(deps);
   const trpc = createTrpcHandler(deps);
@@ -68,7 +77,7 @@ export function createApp(appDeps: AppDeps & Partial<Pick<HttpDeps, 'rateLimiter
   });
 
   // Public (keyless) widget endpoints first: they answer everything under their prefix.
-  app.route('/api/widget', createWidgetApi(deps));
+  app.route('/api/widget', createWidgetApi(deps, deps.failedKeys, appDeps.now));
   app.route('/api', createRestApi(deps));
   app.route('/embed', createEmbedRoutes(deps.config, deps.logger));
   app.on(['GET', 'POST', 'OPTIONS'], '/graphql', async (c) => {
@@ -82,7 +91,7 @@ export function createApp(appDeps: AppDeps & Partial<Pick<HttpDeps, 'rateLimiter
     return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
   });
   app.route('/', createDashboardRoutes(deps));
-  app.all('/trpc/*', (c) => trpc(c.req.raw, c.var.requestId, c.var.receivedAt));
+  app.all('/trpc/*', (c) => trpc(c.req.raw, c.var.requestId, c.var.receivedAt, clientIp(c, deps.config.trustProxy)));
 
   app.notFound((c) => c.json(errorBody(new AppError('not_found', `No route for ${c.req.method} ${c.req.path}`)), 404));
 

@@ -59,6 +59,16 @@ const ZEnv = z.object({
   /** Public widget endpoints: requests per minute per client IP, and chat messages per minute per widget session. */
   WIDGET_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
   WIDGET_SESSION_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(10),
+  /** Refused keys and widget tokens an address, and an API key prefix, may present per window before 429 (src/http/failed-key-throttle.ts). */
+  FAILED_KEYS_PER_ADDRESS: z.coerce.number().int().min(1).default(20),
+  FAILED_KEYS_PER_PREFIX: z.coerce.number().int().min(1).default(10),
+  FAILED_KEYS_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
+  /** Anonymous widget sessions kept per KB and per visitor address; the least recently used unrated one goes first. */
+  WIDGET_ANONYMOUS_SESSIONS_PER_KB: z.coerce.number().int().min(1).default(5000),
+  WIDGET_ANONYMOUS_SESSIONS_PER_VISITOR: z.coerce.number().int().min(1).default(50),
+  /** Feedback ratings per widget session, and per organisation per UTC day. */
+  FEEDBACK_PER_SESSION: z.coerce.number().int().min(1).default(50),
+  FEEDBACK_PER_ORG_PER_DAY: z.coerce.number().int().min(1).default(5000),
   /** Behind one reverse proxy (Heroku router, nginx): take the client IP from the last X-Forwarded-For entry. */
   TRUST_PROXY: bool.default(false),
   /** Bearer token for GET /metrics (Prometheus); /metrics is off (404) without one. */
@@ -101,7 +111,16 @@ export type Config = Readonly<{
   unstructured: { serverURL: string; apiKey?: string } | null;
   crawlAllowPrivate: boolean;
   graphiql: boolean;
-  widget: { tokenSecret: string | null; ipRateLimitPerMinute: number; sessionRateLimitPerMinute: number };
+  widget: {
+    tokenSecret: string | null;
+    ipRateLimitPerMinute: number;
+    sessionRateLimitPerMinute: number;
+    anonymousSessionsPerKb: number;
+    anonymousSessionsPerVisitor: number;
+    feedbackPerSession: number;
+    feedbackPerOrgPerDay: number;
+  };
+  failedKeys: { perAddress: number; perPrefix: number; windowSeconds: number };
   trustProxy: boolean;
   http: { headersTimeoutMs: number; requestTimeoutMs: number; shutdownDrainMs: number };
   /** The voice gateway's upstream; null (no OPENAI_API_KEY) makes voice unavailable. */
@@ -165,7 +184,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       tokenSecret: e.WIDGET_TOKEN_SECRET ?? null,
       ipRateLimitPerMinute: e.WIDGET_RATE_LIMIT_PER_MINUTE,
       sessionRateLimitPerMinute: e.WIDGET_SESSION_RATE_LIMIT_PER_MINUTE,
+      anonymousSessionsPerKb: e.WIDGET_ANONYMOUS_SESSIONS_PER_KB,
+      anonymousSessionsPerVisitor: e.WIDGET_ANONYMOUS_SESSIONS_PER_VISITOR,
+      feedbackPerSession: e.FEEDBACK_PER_SESSION,
+      feedbackPerOrgPerDay: e.FEEDBACK_PER_ORG_PER_DAY,
     },
+    failedKeys: { perAddress: e.FAILED_KEYS_PER_ADDRESS, perPrefix: e.FAILED_KEYS_PER_PREFIX, windowSeconds: e.FAILED_KEYS_WINDOW_SECONDS },
     trustProxy: e.TRUST_PROXY,
     http: { headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS, shutdownDrainMs: e.SHUTDOWN_DRAIN_MS },
     realtime: (e.OPENAI_REALTIME_API_KEY ?? e.OPENAI_API_KEY)

@@ -46,17 +46,30 @@ export class AppError extends Error {
 
 export const notFound = (what: string) => new AppError('not_found', `${what} not found`);
 
-/** The public body every REST error uses: { error: { code, message, field?, request_id? } }. */
+/**
+ * The public body every REST error uses: { error: { code, message, field?, request_id?, details? } }.
+ * `details` carries what the message points to (each file's reason of a refused bulk upload); the
+ * fields above and retryAfter (the Retry-After header) are not repeated in it.
+ */
 export function errorBody(err: AppError) {
   const { field, requestId } = err.details;
+  const details = publicDetails(err);
   return {
     error: {
       code: err.code,
       message: err.message,
       ...(field ? { field } : {}),
       ...(requestId ? { request_id: requestId } : {}),
+      ...(details ? { details } : {}),
     },
   };
+}
+
+/** The details a client reads beyond field, request id and retry delay; null when there are none. */
+export function publicDetails(err: AppError): Record<string, unknown> | null {
+  if (err.code === 'internal_error') return null;
+  const { field: _f, requestId: _r, retryAfter: _a, ...rest } = err.details;
+  return Object.keys(rest).length > 0 ? rest : null;
 }
 
 const PG_UNIQUE_VIOLATION = '23505';

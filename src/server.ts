@@ -16,6 +16,7 @@ import { openRuntime } from './runtime';
 import { ensureDefaultOrg } from './services/orgs/ensure-default-org';
 import { ConfigError } from './config';
 import { attachVoiceGateway } from '../realtime/voice-gateway';
+import { createFailedKeyThrottle } from './http/failed-key-throttle';
 import { observePool, observeQueue } from './metrics';
 import { queueStats } from './services/workers/queue-stats';
 
@@ -54,7 +55,8 @@ async function main() {
   observePool(database.pool, database.mode === 'postgres' ? 'postgres' : 'embedded');
   observeQueue(() => queueStats(runtime.deps.db, { heartbeats: database.mode === 'postgres' }));
   const drain = createDrain();
-  const app = createApp({ ...runtime.deps, drain });
+  const failedKeys = createFailedKeyThrottle(runtime.deps);
+  const app = createApp({ ...runtime.deps, drain, failedKeys });
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host, serverOptions: serverOptions(config.http) }, (info) => {
     logger.info({ port: info.port, db: database.mode, worker: worker ? 'inline' : 'off', startupMs: Math.round(performance.now() - started) }, 'listening');
     // The box is printed once the port is known (PORT=0 picks one), before the "listening" line.
@@ -66,7 +68,7 @@ async function main() {
   });
   hardenServer(server as Server);
   const connections = trackConnections(server as Server);
-  const voice = attachVoiceGateway(server as Server, runtime.deps);
+  const voice = attachVoiceGateway(server as Server, runtime.deps, { failedKeys });
 
   // SIGTERM: stop accepting, and meanwhile finish what is in flight and the inline worker's jobs,
   // each within SHUTDOWN_DRAIN_MS (a job cut short is released at the next start, or by the other

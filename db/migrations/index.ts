@@ -25,6 +25,8 @@ import * as m1200 from './20261128_1200_document_file_storage';
 import * as m1300 from './20261128_1300_vectors_indexed_later';
 import * as m1400 from './20261201_1400_document_language';
 import * as m0800e from './20261202_0800_evals';
+import * as m0820 from './20261202_0820_anonymous_sessions';
+import * as m0821 from './20261202_0821_staged_uploads';
 
 /** Listed explicitly (not read from disk) so migrations work the same under tsx, vitest and bundlers. */
 export const migrations: Record<string, Migration> = {
@@ -54,4 +56,6 @@ export const migrations: Record<string, Migration> = {
   '20261128_1300_vectors_indexed_later': m1300,
   '20261201_1400_document_language': m1400,
   '20261202_0800_evals': m0800e,
+  '20261202_0820_anonymous_sessions': m0820,
+  '20261202_0821_staged_uploads': m0821,
 };

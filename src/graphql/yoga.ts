@@ -5,7 +5,7 @@
 import { GraphQLError } from 'graphql';
 import { createYoga } from 'graphql-yoga';
 import { schema } from '../../schema/index';
-import { ERROR_CODES, toAppError } from '../errors';
+import { ERROR_CODES, publicDetails, toAppError } from '../errors';
 import { authenticateRequest, type HttpDeps } from '../http/authenticate-request';
 import { createRateLimiter } from '../http/rate-limit';
 import type { GraphQLContext } from '../../schema/builder';
@@ -44,7 +44,7 @@ export function createGraphQLHandler(deps: HttpDeps) {
       let authed: ReturnType<GraphQLContext['auth']> | undefined;
       let cost = 1;
       // GraphQL alone accepts the dashboard's session cookie (under the origin and CSRF rules).
-      const auth = () => (authed ??= authenticateRequest(deps, request.headers, requestId, { sessionCookie: true, cost }));
+      const auth = () => (authed ??= authenticateRequest(deps, request.headers, requestId, { sessionCookie: true, cost, clientIp }));
       // Called once before execution (src/graphql/limits.ts): the whole request's cost is charged up front,
       // to the key or dashboard session when there is one, else to the client's IP.
       const chargeCost = async (points: number) => {
@@ -77,6 +77,7 @@ export function createGraphQLHandler(deps: HttpDeps) {
             app_code: appError.code,
             ...(appError.details.field ? { field: appError.details.field } : {}),
             ...(appError.details.retryAfter ? { retry_after: appError.details.retryAfter } : {}),
+            ...(publicDetails(appError) ? { details: publicDetails(appError) } : {}),
           },
         });
       },

@@ -7,9 +7,12 @@ import { createContext, type AppDeps, type ServiceContext } from '../context';
 import { assertDashboardRequest, readSessionCookie } from './session-cookie';
 import { authenticateAdminSession } from '../services/admin-sessions/authenticate-admin-session';
 import { authenticateApiKey } from '../services/api-keys/authenticate-api-key';
+import { apiKeyPrefix } from '../services/api-keys/api-key-secret';
+import { AppError } from '../errors';
+import type { FailedKeyThrottle } from './failed-key-throttle';
 import type { RateLimiter } from './rate-limit';
 
-export type HttpDeps = AppDeps & { rateLimiter: RateLimiter };
+export type HttpDeps = AppDeps & { rateLimiter: RateLimiter; failedKeys: FailedKeyThrottle };
 
 export async function authenticateRequest(
   deps: HttpDeps,
@@ -18,8 +21,9 @@ export async function authenticateRequest(
   /**
    * `cost`: rate-limit points the request uses (a GraphQL request with 50 root fields costs 50).
    * `receivedAt`: when the request arrived (its time budgets count from there, authentication included).
+   * `clientIp`: the caller's address as rate limits key it (refused keys are counted per address).
    */
-  opts: { sessionCookie?: boolean; cost?: number; receivedAt?: number } = {},
+  opts: { sessionCookie?: boolean; cost?: number; receivedAt?: number; clientIp?: string } = {},
 ): Promise<ServiceContext> {
   const apiKey = headers.get('x-api-key');
   const session = opts.sessionCookie && !apiKey ? readSessionCookie(headers) : null;
@@ -29,7 +33,20 @@ export async function authenticateRequest(
     await deps.rateLimiter.consume(sessionId, opts.cost ?? 1);
     return createContext(deps, org, { requestId, receivedAt: opts.receivedAt });
   }
-  const { org, apiKeyId } = await authenticateApiKey(deps, apiKey);
+  const { org, apiKeyId } = await authenticateThrottled(deps, apiKey, opts.clientIp ?? 'unknown');
   await deps.rateLimiter.consume(apiKeyId, opts.cost ?? 1);
   return createContext(deps, org, { apiKeyId, requestId, receivedAt: opts.receivedAt });
+}
+
+/** A presented key from an address (or for a prefix) that keeps failing is refused before its lookup. */
+async function authenticateThrottled(deps: HttpDeps, apiKey: string | null, address: string) {
+  if (!apiKey) return authenticateApiKey(deps, apiKey);
+  const prefix = apiKeyPrefix(apiKey.trim());
+  await deps.failedKeys.check(address, prefix);
+  try {
+    return await authenticateApiKey(deps, apiKey);
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'unauthorized') await deps.failedKeys.fail(address, prefix);
+    throw err;
+  }
 }

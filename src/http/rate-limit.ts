@@ -36,8 +36,40 @@ export function createRateLimiter(pointsPerMinute: number, shared?: SharedLimit)
   };
 }
 
-function createStore(points: number, shared?: SharedLimit): RateLimiterAbstract {
-  const memory = new RateLimiterMemory({ points, duration: 60 });
+/**
+ * Counts events (refused keys, feedback) in fixed windows of `windowSeconds` on the same store. The window's
+ * number is part of the key, so a window ends when `now` says so: tests move an injected clock and the
+ * count starts over on both stores without waiting for the store's own expiry.
+ */
+export type WindowCounter = {
+  /** Events recorded for `key` in the current window, and seconds until that window ends. */
+  read(key: string): Promise<{ count: number; retryAfter: number }>;
+  record(key: string): Promise<void>;
+};
+
+export function createWindowCounter(windowSeconds: number, shared: SharedLimit | undefined, now: () => number): WindowCounter {
+  // Points are never consumed here, only added (penalty); the ceiling is the caller's.
+  const store = createStore(Number.MAX_SAFE_INTEGER, shared, windowSeconds + 1);
+  const windowMs = windowSeconds * 1000;
+  const at = (key: string) => {
+    const t = now();
+    const window = Math.floor(t / windowMs);
+    return { key: `${key}@${window}`, retryAfter: Math.max(1, Math.ceil(((window + 1) * windowMs - t) / 1000)) };
+  };
+  return {
+    async read(key) {
+      const { key: k, retryAfter } = at(key);
+      const res = await store.get(k);
+      return { count: res?.consumedPoints ?? 0, retryAfter };
+    },
+    async record(key) {
+      await store.penalty(at(key).key, 1);
+    },
+  };
+}
+
+function createStore(points: number, shared?: SharedLimit, duration = 60): RateLimiterAbstract {
+  const memory = new RateLimiterMemory({ points, duration });
   if (!shared || shared.deps.config.database.kind !== 'postgres') return memory;
   const { db } = shared.deps;
   // The store speaks to a pg-like client; this one runs its statements through the service's pool.
@@ -51,7 +83,7 @@ function createStore(points: number, shared?: SharedLimit): RateLimiterAbstract 
     tableCreated: true,
     keyPrefix: shared.name,
     points,
-    duration: 60,
+    duration,
     insuranceLimiter: memory,
   });
 }

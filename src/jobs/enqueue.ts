@@ -18,6 +18,7 @@ export const JOB_PAYLOADS = {
   documents__recrawl_due: z.object({}).passthrough(),
   evals__run: z.object({ run_id: z.string() }),
   evals__webhook: z.object({ run_id: z.string() }),
+  uploads__admit: z.object({ batch_id: z.string() }),
 } as const satisfies { [N in JobName]: z.ZodType<JobPayloads[N]> };
 
 /**

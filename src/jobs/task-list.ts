@@ -8,6 +8,7 @@ import { kbsIndexVectors } from './kbs__index_vectors';
 import { documentsRecrawl, documentsRecrawlDue } from './documents__recrawl';
 import { evalsRun } from './evals__run';
 import { evalsWebhook } from './evals__webhook';
+import { uploadsAdmit } from './uploads__admit';
 import { observeJob } from '../metrics';
 
 /** Every run timed and counted by outcome (groundwork_ingestion_jobs_total and its histogram). */
@@ -23,5 +24,6 @@ export function createTaskList(deps: AppDeps): TaskList & Record<JobName, unknow
     documents__recrawl_due: observed('documents__recrawl_due', documentsRecrawlDue(deps)),
     evals__run: observed('evals__run', evalsRun(deps)),
     evals__webhook: observed('evals__webhook', evalsWebhook(deps)),
+    uploads__admit: observed('uploads__admit', uploadsAdmit(deps)),
   };
 }

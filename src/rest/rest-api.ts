@@ -13,6 +13,7 @@ import { registerIngestRoutes } from './routes/ingest';
 import { registerKbRoutes } from './routes/kbs';
 import { registerRagRoutes } from './routes/rag';
 import { registerVoiceSettingsRoutes } from './routes/voice-settings';
+import { clientIp } from '../http/client-ip';
 import { registerWidgetDocs } from './routes/widget-docs';
 
 const PUBLIC_PATHS = new Set(['/api/openapi.json']);
@@ -29,7 +30,7 @@ export function createRestApi(deps: HttpDeps) {
 
   app.use('*', async (c, next) => {
     if (PUBLIC_PATHS.has(c.req.path)) return next();
-    c.set('svc', await authenticateRequest(deps, c.req.raw.headers, c.var.requestId, { receivedAt: c.var.receivedAt }));
+    c.set('svc', await authenticateRequest(deps, c.req.raw.headers, c.var.requestId, { receivedAt: c.var.receivedAt, clientIp: clientIp(c, deps.config.trustProxy) }));
     return next();
   });
 

@@ -18,6 +18,7 @@ export type JobPayloads = {
   documents__recrawl_due: Record<string, unknown>;
   evals__run: { run_id: string };
   evals__webhook: { run_id: string };
+  uploads__admit: { batch_id: string };
 };
 
 export type JobName = keyof JobPayloads;

@@ -71,7 +71,7 @@ function parseError(request: Request, message: string): Response {
 }
 
 export function createTrpcHandler(deps: HttpDeps) {
-  return async (request: Request, requestId: string, receivedAt = Date.now()) => {
+  return async (request: Request, requestId: string, receivedAt = Date.now(), clientIp = 'unknown') => {
     // Tagged rather than `instanceof Response`: under @hono/node-server the global Response is the
     // adapter's own class, which `Response.json` does not return (that check let every parse error through as a 500).
     const refused = tooLargeBatch(request);
@@ -82,7 +82,12 @@ export function createTrpcHandler(deps: HttpDeps) {
       endpoint: '/trpc',
       req: parsed.request,
       router: appRouter,
-      createContext: () => ({ deps, headers: request.headers, requestId, receivedAt }),
+      createContext: () => ({ deps, headers: request.headers, requestId, receivedAt, clientIp }),
+      // A refusal that says when to come back (rate limits, refused-key throttling) says it in the header too.
+      responseMeta: ({ errors }) => {
+        const retryAfter = Math.max(0, ...errors.map((e) => (e.cause as { details?: { retryAfter?: number } } | undefined)?.details?.retryAfter ?? 0));
+        return retryAfter > 0 ? { headers: { 'retry-after': String(retryAfter) } } : {};
+      },
     });
   };
 }

@@ -4,11 +4,11 @@
  */
 import { initTRPC, TRPCError } from '@trpc/server';
 import { ZodError } from 'zod';
-import { ERROR_CODES, toAppError, type AppError } from '../errors';
+import { ERROR_CODES, publicDetails, toAppError, type AppError } from '../errors';
 import { authenticateRequest, type HttpDeps } from '../http/authenticate-request';
 import { zodErrorToAppError } from '../validation';
 
-export type TrpcContext = { deps: HttpDeps; headers: Headers; requestId: string; receivedAt: number };
+export type TrpcContext = { deps: HttpDeps; headers: Headers; requestId: string; receivedAt: number; clientIp: string };
 
 const appErrorOf = (err: TRPCError): AppError | null => {
   const cause = err.cause;
@@ -29,6 +29,7 @@ const t = initTRPC.context<TrpcContext>().create({
         path: shape.data.path,
         app_code: appError?.code ?? null,
         field: appError?.details.field ?? null,
+        ...(appError && publicDetails(appError) ? { details: publicDetails(appError) } : {}),
       },
     };
   },
@@ -50,6 +51,6 @@ export const router = t.router;
 
 /** Every procedure needs an API key; `ctx.svc` is the same ServiceContext REST and GraphQL use. */
 export const authedProcedure = t.procedure.use(errorBoundary).use(async ({ ctx, next }) => {
-  const svc = await authenticateRequest(ctx.deps, ctx.headers, ctx.requestId, { receivedAt: ctx.receivedAt });
+  const svc = await authenticateRequest(ctx.deps, ctx.headers, ctx.requestId, { receivedAt: ctx.receivedAt, clientIp: ctx.clientIp });
   return next({ ctx: { ...ctx, svc } });
 });

@@ -15,16 +15,18 @@
  *
  * Limits: every request counts against its client IP (WIDGET_RATE_LIMIT_PER_MINUTE); each chat
  * message also against its widget session (WIDGET_SESSION_RATE_LIMIT_PER_MINUTE). Bodies are JSON
- * and at most a few KB.
+ * and at most a few KB. Ratings: FEEDBACK_PER_SESSION per conversation, FEEDBACK_PER_ORG_PER_DAY
+ * per organisation and UTC day (429 with Retry-After until midnight).
  */
-import type { IncomingMessage } from 'node:http';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { AppDeps } from '../../context';
 import type { ChatEvent } from '../../services/chat/send-chat-message';
 import { AppError } from '../../errors';
-import { createRateLimiter } from '../../http/rate-limit';
+import { clientIp } from '../../http/client-ip';
+import type { FailedKeyThrottle } from '../../http/failed-key-throttle';
+import { createRateLimiter, createWindowCounter } from '../../http/rate-limit';
 import { rateAnswer } from '../../services/insights/rate-answer';
 import { authenticateWidget } from '../../services/widget/authenticate-widget';
 import { startWidgetSession } from '../../services/widget/start-widget-session';
@@ -34,10 +36,16 @@ import { sseResponse } from '../sse';
 
 const MAX_BODY_BYTES = 16 * 1024;
 
-export function createWidgetApi(deps: AppDeps) {
+/**
+ * `failedKeys`: refused widget tokens count against the address like refused API keys.
+ * `now`: the clock of the daily feedback window (tests move it).
+ */
+export function createWidgetApi(deps: AppDeps, failedKeys: FailedKeyThrottle, now: () => number = Date.now) {
   const app = new Hono<HonoEnv>();
   const perIp = createRateLimiter(deps.config.widget.ipRateLimitPerMinute, { deps, name: 'widget_ip' });
   const perSession = createRateLimiter(deps.config.widget.sessionRateLimitPerMinute, { deps, name: 'widget_session' });
+  // Fixed UTC days: the window number is the day since the epoch.
+  const feedbackPerOrg = createWindowCounter(86_400, { deps, name: 'feedback_org' }, now);
 
   app.use(
     '*',
@@ -67,8 +75,16 @@ export function createWidgetApi(deps: AppDeps) {
     }),
   );
 
-  const auth = (c: Context<HonoEnv>) =>
-    authenticateWidget(deps, { authorization: c.req.header('authorization'), origin: c.req.header('origin'), requestId: c.var.requestId });
+  const auth = async (c: Context<HonoEnv>) => {
+    const address = clientIp(c, deps.config.trustProxy);
+    await failedKeys.check(address, null);
+    try {
+      return await authenticateWidget(deps, { authorization: c.req.header('authorization'), origin: c.req.header('origin'), requestId: c.var.requestId, visitor: address });
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'unauthorized') await failedKeys.fail(address, null);
+      throw err;
+    }
+  };
 
   app.post('/session', async (c) => c.json(await startWidgetSession(deps, await jsonBody(c), c.req.header('origin')), 200));
 
@@ -87,7 +103,15 @@ export function createWidgetApi(deps: AppDeps) {
   app.post('/feedback', async (c) => {
     const caller = await auth(c);
     await perSession.consume(`session:${caller.claims.jti}`);
-    return c.json(await rateAnswer(caller, await jsonBody(c)), 200);
+    const today = await feedbackPerOrg.read(caller.ctx.org.id);
+    if (today.count >= deps.config.widget.feedbackPerOrgPerDay) {
+      throw new AppError('rate_limited', `This organisation has received ${deps.config.widget.feedbackPerOrgPerDay} ratings today, the most a day takes; retry in ${today.retryAfter}s`, {
+        retryAfter: today.retryAfter,
+      });
+    }
+    const rated = await rateAnswer(caller, await jsonBody(c));
+    await feedbackPerOrg.record(caller.ctx.org.id);
+    return c.json(rated, 200);
   });
 
   app.all('*', (c) => {
@@ -104,31 +128,5 @@ async function jsonBody(c: Context): Promise<any> {
   }
 }
 
-/**
- * The client's address for rate limiting. Behind a proxy (TRUST_PROXY) the last X-Forwarded-For
- * entry is the one the proxy appended; earlier entries are client-controlled and ignored.
- */
-export function clientIp(c: Context, trustProxy: boolean): string {
-  if (trustProxy) {
-    const last = c.req.header('x-forwarded-for')?.split(',').pop()?.trim();
-    if (last) return rateLimitKeyForIp(last);
-  }
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  const remote = incoming?.socket?.remoteAddress;
-  return remote ? rateLimitKeyForIp(remote) : 'unknown';
-}
-
-/** IPv4 as is (also when IPv4-mapped); IPv6 by its /64, since one subscriber usually holds a whole /64. */
-export function rateLimitKeyForIp(ip: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped) return mapped[1]!;
-  if (!ip.includes(':')) return ip;
-  const [head = '', tail = ''] = ip.split('%')[0]!.split('::');
-  const headParts = head ? head.split(':') : [];
-  const tailParts = ip.includes('::') && tail ? tail.split(':') : [];
-  const groups = [...headParts, ...Array(Math.max(0, 8 - headParts.length - tailParts.length)).fill('0'), ...tailParts];
-  return `${groups
-    .slice(0, 4)
-    .map((g) => g.toLowerCase().replace(/^0+(?=.)/, ''))
-    .join(':')}::/64`;
-}
+/** Kept here too: the widget is where the address first mattered. */
+export { clientIp, rateLimitKeyForIp } from '../../http/client-ip';

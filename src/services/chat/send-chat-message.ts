@@ -40,10 +40,12 @@ export async function startChat(
   rawInput: ChatInput,
   signal?: AbortSignal,
   source: ConversationSource = 'api',
+  /** `visitor`: the address an anonymous (widget) conversation is started from; bounds its sessions. */
+  opts: { visitor?: string } = {},
 ): Promise<AsyncGenerator<ChatEvent>> {
   const input = parseInput(ZChatInput, rawInput);
   const kb = await requireKb(ctx, input.kb_id);
-  const session = await openSession(ctx, kb, input.session_id, source);
+  const session = await openSession(ctx, kb, input.session_id, source, opts);
   const history = await loadHistory(ctx, session.id);
   const query = await condenseQuestion({ model: ctx.models.condenseModel, history, followUp: input.message, abortSignal: signal });
   const retrieval = await withOrgShare(ctx, () => retrieve(ctx, kb, query, { topK: input.top_k }));

@@ -1,6 +1,12 @@
 /**
  * Chat sessions: per organisation and KB, bounded so memory cannot grow without limit. A session id
  * of another organisation or KB is "not found", exactly like one that never existed.
+ *
+ * Two bounds that never touch each other: keyed conversations (API, dashboard) are bounded per KB
+ * by MAX_SESSIONS_PER_KB; anonymous ones (widget, voice), which anyone on the internet can start,
+ * per KB (WIDGET_ANONYMOUS_SESSIONS_PER_KB) and per visitor address
+ * (WIDGET_ANONYMOUS_SESSIONS_PER_VISITOR). A flood of anonymous chats therefore evicts only other
+ * anonymous conversations, the flooder's own first, and never one that carries feedback.
  */
 import { sql } from 'kysely';
 import type { ServiceContext } from '../../context';
@@ -14,8 +20,10 @@ import { addUsage } from '../insights/usage-daily';
 export const HISTORY_MESSAGES = 12;
 /** Messages kept per session; older ones are pruned. */
 export const MAX_MESSAGES_PER_SESSION = 200;
-/** Sessions kept per KB; the least recently used beyond this are deleted. */
+/** Keyed (API, dashboard) sessions kept per KB; the least recently used beyond this are deleted. */
 export const MAX_SESSIONS_PER_KB = 5000;
+/** Conversations anyone may start without a key. */
+export const ANONYMOUS_SOURCES: readonly ConversationSource[] = ['widget', 'voice'];
 
 export async function requireSession(ctx: ServiceContext, kbId: string, sessionId: string) {
   if (!isIdOf('sess', sessionId)) throw notFound('Chat session');
@@ -30,16 +38,44 @@ export async function requireSession(ctx: ServiceContext, kbId: string, sessionI
   return session;
 }
 
-/** `source` is recorded on a new session only: a conversation keeps the source it was started from. */
-export async function openSession(ctx: ServiceContext, kb: KnowledgeBase, sessionId: string | undefined, source: ConversationSource) {
+/**
+ * `source` is recorded on a new session only: a conversation keeps the source it was started from.
+ * `visitor`: the address an anonymous conversation comes from (the widget's rate-limit key).
+ */
+export async function openSession(
+  ctx: ServiceContext,
+  kb: KnowledgeBase,
+  sessionId: string | undefined,
+  source: ConversationSource,
+  opts: { visitor?: string } = {},
+) {
   if (sessionId) return requireSession(ctx, kb.id, sessionId);
+  const anonymous = ANONYMOUS_SOURCES.includes(source);
+  const visitor = anonymous ? (opts.visitor ?? null) : null;
   const session = await ctx.db
     .insertInto('chat_sessions')
-    .values({ id: newId('sess'), org_id: ctx.org.id, kb_id: kb.id, source, created_at: new Date(), updated_at: new Date() })
+    .values({ id: newId('sess'), org_id: ctx.org.id, kb_id: kb.id, source, visitor, created_at: new Date(), updated_at: new Date() })
     .returningAll()
     .executeTakeFirstOrThrow();
+  if (!anonymous) {
+    await sql`delete from chat_sessions where id in (
+        select id from chat_sessions where kb_id = ${kb.id} and source not in ('widget', 'voice')
+        order by updated_at desc offset ${MAX_SESSIONS_PER_KB})`.execute(ctx.db);
+    return session;
+  }
+  const { anonymousSessionsPerKb, anonymousSessionsPerVisitor } = ctx.config.widget;
+  // The visitor's own oldest first, then the KB's. Rated conversations past the bound are kept on
+  // top of it, never removed (ratings are capped per conversation and per day, so they stay bounded).
+  if (visitor) {
+    await sql`delete from chat_sessions where id in (
+        select c.id from (select id from chat_sessions where kb_id = ${kb.id} and visitor = ${visitor} and source in ('widget', 'voice')
+          order by updated_at desc offset ${anonymousSessionsPerVisitor}) c
+        where not exists (select 1 from chat_messages m where m.session_id = c.id and m.feedback is not null))`.execute(ctx.db);
+  }
   await sql`delete from chat_sessions where id in (
-      select id from chat_sessions where kb_id = ${kb.id} order by updated_at desc offset ${MAX_SESSIONS_PER_KB})`.execute(ctx.db);
+      select c.id from (select id from chat_sessions where kb_id = ${kb.id} and source in ('widget', 'voice')
+        order by updated_at desc offset ${anonymousSessionsPerKb}) c
+      where not exists (select 1 from chat_messages m where m.session_id = c.id and m.feedback is not null))`.execute(ctx.db);
   return session;
 }
 

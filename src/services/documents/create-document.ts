@@ -149,7 +149,7 @@ async function writePartsApart(ctx: ServiceContext, inserted: DocumentRow, bytes
   }
 }
 
-function planLimitExceeded(plan: PlanName): AppError {
+export function planLimitExceeded(plan: PlanName): AppError {
   const limit = planLimits(plan).maxDocuments;
   return new AppError('plan_limit_exceeded', `The ${plan} plan allows ${limit} documents; delete some or upgrade the plan`, { limit, plan });
 }

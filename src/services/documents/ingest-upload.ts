@@ -29,8 +29,14 @@ export async function ingestUpload(ctx: ServiceContext, rawInput: IngestUploadIn
 
 /** One file into one document of a KB already checked to be the caller's; refusals are AppErrors. */
 export async function acceptFile(ctx: ServiceContext, kb: KnowledgeBase, rawFilename: string, bytes: Buffer, batchId?: BatchId): Promise<DocumentDto> {
-  if (bytes.length === 0) throw new AppError('invalid_input', 'The file is empty', { field: 'file' });
   const filename = rawFilename.trim().slice(0, 500) || 'upload';
+  const type = await judgeFile(bytes, filename);
+  return createDocument(ctx, { kb, source: 'upload', filename, contentType: type, bytes, ...(batchId ? { batchId } : {}) });
+}
+
+/** The file's type, or the refusal (empty, not one of our formats, unreadable) as an AppError. */
+export async function judgeFile(bytes: Buffer, filename: string): Promise<string> {
+  if (bytes.length === 0) throw new AppError('invalid_input', 'The file is empty', { field: 'file' });
   let type: string;
   try {
     type = await detectType(bytes, filename);
@@ -42,5 +48,5 @@ export async function acceptFile(ctx: ServiceContext, kb: KnowledgeBase, rawFile
     }
     throw err;
   }
-  return createDocument(ctx, { kb, source: 'upload', filename, contentType: type, bytes, ...(batchId ? { batchId } : {}) });
+  return type;
 }

@@ -5,10 +5,13 @@
  * anything was refused or skipped.
  *
  * The request answers within a time budget (BULK_UPLOAD_BUDGET_MS, 3 s from the request's arrival,
- * so authenticating and reading the body count): a ZIP of 5,000 tiny files
- * took 276 s to create 1,000 documents and the client, timing out, never learnt their ids (issue
- * 26). Files still unprocessed when the budget runs out are reported `refused` with code
- * `not_processed` and are not created: the client sends them again in another request.
+ * so authenticating and reading the body count): a ZIP of 5,000 tiny files took 276 s to create
+ * 1,000 documents and the client, timing out, never learnt their ids (issue 26). Files it has no
+ * time to make into documents are still judged here (type, size, the plan's room) and stored whole
+ * with the batch, reported `queued`; the `uploads__admit` job makes them into documents in the
+ * organisation's job lanes (src/services/documents/admit-staged-uploads.ts), and the batch's report
+ * then says `accepted` with the document id, or `refused` with the reason. So everything that fits
+ * is acknowledged in one answer (20 PDFs used to answer 11 accepted and 9 `not_processed`).
  *
  * The answer carries a `batch_id`: the batch's progress (counts per status, documents, percent) is
  * read back by id on every transport (src/services/documents/upload-batch.ts).
@@ -20,8 +23,11 @@ import { AppError, type ErrorCode } from '../../errors';
 import { isDocumentArchive, unpackZipEntries } from '../../ingest/unpack-zip';
 import { parseInput } from '../../validation';
 import { requireKb } from '../kbs/require-kb';
+import { planLimits } from '../plans';
 import type { DocumentDto } from './document-dto';
-import { acceptFile } from './ingest-upload';
+import { stageFiles, type StagedFile } from './admit-staged-uploads';
+import { planLimitExceeded } from './create-document';
+import { acceptFile, judgeFile } from './ingest-upload';
 import { closeBatch, openBatch, type UploadReport } from './upload-batch';
 
 export { ZUploadReport, type UploadReport } from './upload-batch';
@@ -57,13 +63,27 @@ export async function ingestUploads(
   const deadline = ctx.receivedAt + ctx.config.bulkUpload.budgetMs;
   // At least one file is always created, so a slow unpack never turns the request into "nothing accepted".
   const pastDeadline = () => documents.length > 0 && Date.now() > deadline;
-  let unprocessed = 0;
-  const notProcessed = (filename: string) => {
-    unprocessed++;
-    refused(filename, 'not_processed', `Not processed: this request reached its time limit of ${ctx.config.bulkUpload.budgetMs / 1000} s; send this file again in another request`);
+  const staged: StagedFile[] = [];
+  // The plan's room for staged files, counted once when the first is staged; their documents are
+  // counted again, exactly, when they are created.
+  let room: number | null = null;
+  const stage = async (filename: string, bytes: Buffer) => {
+    try {
+      await judgeFile(bytes, filename);
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code === 'internal_error') throw err;
+      return refused(filename, err.code, err.message);
+    }
+    room ??= await planRoom(ctx);
+    if (staged.length >= room) {
+      const err = planLimitExceeded(ctx.org.plan);
+      return refused(filename, err.code, err.message);
+    }
+    staged.push({ reportIndex: report.length, filename, bytes });
+    report.push({ filename, status: 'queued', document_id: null, error: null });
   };
   const accept = async (filename: string, bytes: Buffer) => {
-    if (pastDeadline()) return notProcessed(filename);
+    if (pastDeadline()) return stage(filename, bytes);
     try {
       const document = await acceptFile(ctx, kb, filename, bytes, batchId);
       documents.push(document);
@@ -86,12 +106,13 @@ export async function ingestUploads(
         continue;
       }
       const limits = ctx.config.bulkUpload;
-      // One entry inflated at a time, and none once the budget is spent (src/ingest/unpack-zip.ts).
+      // One entry inflated at a time (src/ingest/unpack-zip.ts); all of them, within the archive's
+      // limits, since those past the budget are stored to be made into documents in the background.
       const unpacking = unpackZipEntries(file.bytes, {
         maxEntryBytes: ctx.config.maxUploadBytes,
         maxEntries: limits.zipMaxEntries,
         maxInflatedBytes: limits.zipMaxInflatedBytes,
-      }, () => !pastDeadline());
+      });
       let listed = 0;
       let next = unpacking.next();
       for (; !next.done; next = unpacking.next()) {
@@ -103,7 +124,7 @@ export async function ingestUploads(
         listed++;
         const name = entry.name;
         if (entry.status === 'file') await accept(name, entry.bytes);
-        else if (entry.status === 'unread') notProcessed(name);
+        else if (entry.status === 'unread') refused(name, 'invalid_input', 'The entry could not be read');
         else if (entry.status === 'skipped') report.push({ filename: name, status: 'skipped', document_id: null, error: { code: 'skipped', message: entry.reason } });
         else refused(name, entry.code, entry.reason);
       }
@@ -119,10 +140,21 @@ export async function ingestUploads(
     await closeBatch(ctx, batchId, report, documents.length).catch(() => {});
     throw err;
   }
-  await closeBatch(ctx, batchId, report, documents.length);
-  if (documents.length === 0) {
+  await closeBatch(ctx, batchId, report, documents.length + staged.length);
+  await stageFiles(ctx, batchId, staged);
+  if (documents.length === 0 && staged.length === 0) {
     throw new AppError('invalid_input', `None of the ${report.length} files was accepted; see details.files for each reason`, { field: 'file', files: report });
   }
-  ctx.logger.info({ kbId: kb.id, accepted: documents.length, refused: report.filter((r) => r.status === 'refused').length, unprocessed }, 'bulk upload');
+  ctx.logger.info({ kbId: kb.id, accepted: documents.length, refused: report.filter((r) => r.status === 'refused').length, queued: staged.length }, 'bulk upload');
   return { documents, files: report, batch_id: batchId };
+}
+
+/** Documents the organisation's plan still allows. */
+async function planRoom(ctx: ServiceContext): Promise<number> {
+  const { n } = await ctx.db
+    .selectFrom('documents')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('org_id', '=', ctx.org.id)
+    .executeTakeFirstOrThrow();
+  return Math.max(0, planLimits(ctx.org.plan).maxDocuments - Number(n));
 }

@@ -16,11 +16,13 @@ import { parseInput } from '../../validation';
 import { requireKb } from '../kbs/require-kb';
 import { withOrgRead } from '../org-share';
 import type { UploadReport } from '../../../db/json-columns';
+import { stagedCount } from './admit-staged-uploads';
 import { toDocumentDto, ZDocument, type DocumentDto } from './document-dto';
 
 export const ZUploadReport = z.object({
   filename: z.string(),
-  status: z.enum(['accepted', 'refused', 'skipped']),
+  /** queued: stored with the request; its document is created in the background, when this says accepted. */
+  status: z.enum(['accepted', 'queued', 'refused', 'skipped']),
   document_id: z.string().nullable(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
 }) satisfies z.ZodType<UploadReport>;
@@ -54,8 +56,9 @@ export async function closeBatch(ctx: ServiceContext, id: BatchId, files: Upload
   else await ctx.db.updateTable('upload_batches').set({ files: JSON.stringify(files) }).where('id', '=', id).execute();
 }
 
-export function batchProgress(documents: DocumentDto[]): Pick<UploadBatchDto, 'status' | 'percent' | 'counts'> {
-  const counts = { processing: 0, ready: 0, failed: 0 };
+/** `queued`: files stored with the batch whose documents are not created yet; they count as processing. */
+export function batchProgress(documents: DocumentDto[], queued = 0): Pick<UploadBatchDto, 'status' | 'percent' | 'counts'> {
+  const counts = { processing: queued, ready: 0, failed: 0 };
   let done = 0;
   for (const d of documents) {
     counts[d.status]++;
@@ -63,7 +66,8 @@ export function batchProgress(documents: DocumentDto[]): Pick<UploadBatchDto, 's
     else if (d.progress && d.progress.total > 0) done += Math.min(d.progress.done / d.progress.total, 1) * 0.99;
   }
   // Floored, so 100 means settled: a batch reads 100 only once no document is processing.
-  const percent = documents.length === 0 ? 100 : Math.floor((100 * done) / documents.length);
+  const total = documents.length + queued;
+  const percent = total === 0 ? 100 : Math.floor((100 * done) / total);
   return { status: counts.processing > 0 ? 'processing' : 'done', percent: counts.processing > 0 ? Math.min(percent, 99) : 100, counts };
 }
 
@@ -83,7 +87,7 @@ async function getUploadBatchNow(ctx: ServiceContext, ref: z.input<typeof ZUploa
   const documents = rows.map(toDocumentDto);
   const files = typeof batch.files === 'string' ? (JSON.parse(batch.files) as UploadReport[]) : batch.files;
   return {
-    batch: { id: batch.id, kb_id: batch.kb_id, ...batchProgress(documents), documents, files, created_at: batch.created_at.toISOString() },
+    batch: { id: batch.id, kb_id: batch.kb_id, ...batchProgress(documents, await stagedCount(ctx, batch.id)), documents, files, created_at: batch.created_at.toISOString() },
   };
 }
 

@@ -4,9 +4,14 @@
  * of that conversation, the conversation must be a widget (or widget voice) conversation of the
  * widget's own KB and organisation. Anything else is "not found", so ids cannot be probed. Rating
  * again replaces the rating (null clears it); usage counts follow, on the answer's day.
+ *
+ * A conversation holds at most FEEDBACK_PER_SESSION rated answers (rated conversations are never
+ * evicted, so ratings must be bounded); the per-organisation daily cap is counted by the widget route.
  */
+import type { Transaction } from 'kysely';
 import { z } from 'zod';
-import { notFound } from '../../errors';
+import type { Database } from '../../../db/types';
+import { AppError, notFound } from '../../errors';
 import { isIdOf, type MessageId, type SessionId } from '../../ids';
 import { parseInput } from '../../validation';
 import type { WidgetCaller } from '../widget/authenticate-widget';
@@ -46,6 +51,7 @@ export async function rateAnswer(caller: WidgetCaller, rawInput: z.input<typeof 
       .forUpdate()
       .executeTakeFirst();
     if (!message) throw notFound('Answer');
+    if (message.feedback === null && rating !== null) await assertSessionFeedbackRoom(trx, input.session_id as SessionId, ctx.config.widget.feedbackPerSession);
     await trx
       .updateTable('chat_messages')
       .set({ feedback: rating, feedback_comment: comment, feedback_at: rating === null ? null : new Date() })
@@ -59,4 +65,16 @@ export async function rateAnswer(caller: WidgetCaller, rawInput: z.input<typeof 
     }
     return { message_id: message.id, rating: input.rating, comment };
   });
+}
+
+async function assertSessionFeedbackRoom(trx: Transaction<Database>, sessionId: SessionId, cap: number) {
+  const { rated } = await trx
+    .selectFrom('chat_messages')
+    .select((eb) => eb.fn.countAll<string>().as('rated'))
+    .where('session_id', '=', sessionId)
+    .where('feedback', 'is not', null)
+    .executeTakeFirstOrThrow();
+  if (Number(rated) >= cap) {
+    throw new AppError('rate_limited', `This conversation already has ${cap} rated answers, the most one conversation may hold; change or clear one of them instead`);
+  }
 }

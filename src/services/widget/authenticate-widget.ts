@@ -10,11 +10,12 @@ import { AppError } from '../../errors';
 import { assertOriginAllowed, assertWidgetEnabled, loadWidgetKb, requestOrigin } from './start-widget-session';
 import { verifyWidgetToken, widgetTokenKey, type WidgetClaims } from './widget-token';
 
-export type WidgetCaller = { ctx: ServiceContext; kb: KnowledgeBase; claims: WidgetClaims };
+/** `visitor`: the caller's address as the rate limits key it (bounds the visitor's conversations). */
+export type WidgetCaller = { ctx: ServiceContext; kb: KnowledgeBase; claims: WidgetClaims; visitor?: string };
 
 export async function authenticateWidget(
   deps: AppDeps,
-  request: { authorization: string | null | undefined; origin: string | null | undefined; requestId: string },
+  request: { authorization: string | null | undefined; origin: string | null | undefined; requestId: string; visitor?: string },
 ): Promise<WidgetCaller> {
   const bearer = /^Bearer\s+(\S+)$/i.exec(request.authorization ?? '')?.[1];
   if (!bearer) throw new AppError('unauthorized', 'Missing widget session token: send it as Authorization: Bearer <token>');
@@ -27,5 +28,5 @@ export async function authenticateWidget(
   assertOriginAllowed(org, claims.origin);
   const kb = await loadWidgetKb(deps, org.id, claims.kb);
   assertWidgetEnabled(kb);
-  return { ctx: createContext(deps, org, { requestId: request.requestId }), kb, claims };
+  return { ctx: createContext(deps, org, { requestId: request.requestId }), kb, claims, visitor: request.visitor };
 }

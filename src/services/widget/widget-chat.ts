@@ -40,6 +40,7 @@ export async function startWidgetChat(
     { kb_id: caller.kb.id, message: input.message, ...(input.session_id ? { session_id: input.session_id } : {}), stream: true },
     signal,
     'widget',
+    { visitor: caller.visitor },
   );
   async function* trimmed(): AsyncGenerator<WidgetChatEvent> {
     for await (const e of events) {

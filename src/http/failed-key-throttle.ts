@@ -1,0 +1,40 @@
+/**
+ * Failed-key throttling: an address that has presented FAILED_KEYS_PER_ADDRESS refused API keys or
+ * widget tokens in the current window, or an API key prefix refused FAILED_KEYS_PER_PREFIX times
+ * (a guess spread over many addresses), gets 429 with Retry-After before any database lookup until
+ * the window ends. Counts live in the shared rate-limit store, so every web process sees them.
+ *
+ * Only refusals count: a key that authenticates is never slowed, and the prefix ceiling applies only
+ * to addresses that have themselves failed in the window, so guessers cannot lock the holder of a
+ * real key (whose prefix is not secret) out of it from elsewhere.
+ */
+import type { AppDeps } from '../context';
+import { AppError } from '../errors';
+import { createWindowCounter } from './rate-limit';
+
+export type FailedKeyThrottle = {
+  /** Throws rate_limited when this address (or, for an address that failed before, this prefix) is over its ceiling. */
+  check(address: string, prefix: string | null): Promise<void>;
+  /** Records one refused key or token from `address`. */
+  fail(address: string, prefix: string | null): Promise<void>;
+};
+
+export function createFailedKeyThrottle(deps: Pick<AppDeps, 'db' | 'config'>, now: () => number = Date.now): FailedKeyThrottle {
+  const { perAddress, perPrefix, windowSeconds } = deps.config.failedKeys;
+  const byAddress = createWindowCounter(windowSeconds, { deps, name: 'failed_key_ip' }, now);
+  const byPrefix = createWindowCounter(windowSeconds, { deps, name: 'failed_key_prefix' }, now);
+  const refuse = (retryAfter: number) =>
+    new AppError('rate_limited', `Too many refused keys; retry in ${retryAfter}s`, { retryAfter });
+  return {
+    async check(address, prefix) {
+      const mine = await byAddress.read(address);
+      if (mine.count >= perAddress) throw refuse(mine.retryAfter);
+      if (!prefix || mine.count === 0) return;
+      const guessed = await byPrefix.read(prefix);
+      if (guessed.count >= perPrefix) throw refuse(guessed.retryAfter);
+    },
+    async fail(address, prefix) {
+      await Promise.all([byAddress.record(address), prefix ? byPrefix.record(prefix) : null]);
+    },
+  };
+}
