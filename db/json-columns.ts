@@ -43,7 +43,8 @@ export type StoredVoiceSettings = {
 /** One file of an upload batch, as the upload answered it (src/services/documents/upload-batch.ts). */
 export type UploadReport = {
   filename: string;
-  status: 'accepted' | 'refused' | 'skipped';
+  /** duplicate: the KB had this file already, document_id is that document; replaced: it was ingested again (replace). */
+  status: 'accepted' | 'duplicate' | 'replaced' | 'refused' | 'skipped';
   document_id: string | null;
   error: { code: string; message: string } | null;
 };

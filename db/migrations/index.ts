@@ -24,6 +24,7 @@ import * as m1100 from './20261126_1100_document_file_parts';
 import * as m1200 from './20261128_1200_document_file_storage';
 import * as m1300 from './20261128_1300_vectors_indexed_later';
 import * as m1400 from './20261201_1400_document_language';
+import * as m0810 from './20261202_0810_document_content_hash';
 
 /** Listed explicitly (not read from disk) so migrations work the same under tsx, vitest and bundlers. */
 export const migrations: Record<string, Migration> = {
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '20261128_1200_document_file_storage': m1200,
   '20261128_1300_vectors_indexed_later': m1300,
   '20261201_1400_document_language': m1400,
+  '20261202_0810_document_content_hash': m0810,
 };

@@ -20,7 +20,9 @@ import { toDocumentDto, ZDocument, type DocumentDto } from './document-dto';
 
 export const ZUploadReport = z.object({
   filename: z.string(),
-  status: z.enum(['accepted', 'refused', 'skipped']),
+  status: z.enum(['accepted', 'duplicate', 'replaced', 'refused', 'skipped']).describe(
+    'accepted: a new document; duplicate: the KB already had this file (document_id is that document, nothing stored); replaced: that document is ingested again (replace=true)',
+  ),
   document_id: z.string().nullable(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
 }) satisfies z.ZodType<UploadReport>;
@@ -48,9 +50,9 @@ export async function openBatch(ctx: ServiceContext, kb: KnowledgeBase): Promise
   return id;
 }
 
-/** Keeps the report the upload answers; a batch that created nothing is not kept. */
-export async function closeBatch(ctx: ServiceContext, id: BatchId, files: UploadReport[], created: number): Promise<void> {
-  if (created === 0) await ctx.db.deleteFrom('upload_batches').where('id', '=', id).execute();
+/** Keeps the report the upload answers; a batch that neither created nor found (duplicate) a document is not kept. */
+export async function closeBatch(ctx: ServiceContext, id: BatchId, files: UploadReport[], kept: number): Promise<void> {
+  if (kept === 0) await ctx.db.deleteFrom('upload_batches').where('id', '=', id).execute();
   else await ctx.db.updateTable('upload_batches').set({ files: JSON.stringify(files) }).where('id', '=', id).execute();
 }
 
