@@ -171,7 +171,7 @@ async function uploadAndWait(ctx: import('../src/context').ServiceContext): Prom
   const started = performance.now();
   const { kb } = await createKb(ctx, { name: `Ingest ${Date.now()}` });
   const row = await ctx.db.selectFrom('knowledge_bases').selectAll().where('id', '=', kb.id as never).executeTakeFirstOrThrow();
-  const doc = await acceptFile(ctx, row, file, readFileSync(path.join(DOCS, file)));
+  const { document: doc } = await acceptFile(ctx, row, file, readFileSync(path.join(DOCS, file)));
   for (;;) {
     const d = await ctx.db.selectFrom('documents').select(['status', 'chunk_count']).where('id', '=', doc.id as never).executeTakeFirstOrThrow();
     if (d.status !== 'processing') return { file, status: d.status, chunks: d.chunk_count, seconds: (performance.now() - started) / 1000 };

@@ -43,8 +43,9 @@ export type StoredVoiceSettings = {
 /** One file of an upload batch, as the upload answered it (src/services/documents/upload-batch.ts). */
 export type UploadReport = {
   filename: string;
-  /** queued: stored with the request, its document is created in the background (read the batch for it). */
-  status: 'accepted' | 'queued' | 'refused' | 'skipped';
+  /** queued: stored with the request, its document is created in the background (read the batch for it).
+   * duplicate: the KB had this file already, document_id is that document; replaced: it was ingested again (replace). */
+  status: 'accepted' | 'queued' | 'duplicate' | 'replaced' | 'refused' | 'skipped';
   document_id: string | null;
   error: { code: string; message: string } | null;
 };

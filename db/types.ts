@@ -112,6 +112,8 @@ export interface DocumentsTable {
   next_crawl_at: Timestamp | null;
   last_crawl_changes: Json<CrawlChanges> | null;
   crawl_failures: ColumnType<CrawlFailure[] | null, string | null | undefined, string | null>;
+  /** sha256 (hex) of an upload's file (migration 20261202_0810): a same-KB re-upload is a duplicate; null for URLs. */
+  content_hash: ColumnType<string | null, string | null | undefined, string | null>;
   /** The bulk upload that created it (migration 1060); null for single uploads and URLs. */
   batch_id: ColumnType<BatchId | null, BatchId | null | undefined, BatchId | null>;
   created_at: Timestamp;

@@ -1,7 +1,7 @@
 import type { DocumentDto } from '../src/services/documents/document-dto';
 import { deleteDocument } from '../src/services/documents/delete-document';
 import { getDocument } from '../src/services/documents/get-document';
-import { ingestUpload } from '../src/services/documents/ingest-upload';
+import { ingestUpload, type AcceptedFile } from '../src/services/documents/ingest-upload';
 import { ingestUrl } from '../src/services/documents/ingest-url';
 import { ingestUploads, type UploadedFile, type UploadReport } from '../src/services/documents/ingest-uploads';
 import { getUploadBatch, type UploadBatchDto } from '../src/services/documents/upload-batch';
@@ -73,7 +73,7 @@ export const DocumentRef = builder.objectRef<DocumentDto>('Document').implement(
   }),
 });
 
-const UploadStatusEnum = builder.enumType('UploadFileStatus', { values: ['accepted', 'queued', 'refused', 'skipped'] as const });
+const UploadStatusEnum = builder.enumType('UploadFileStatus', { values: ['accepted', 'queued', 'duplicate', 'replaced', 'refused', 'skipped'] as const });
 const UploadErrorRef = builder.objectRef<NonNullable<UploadReport['error']>>('UploadFileError').implement({
   fields: (t) => ({ code: t.exposeString('code'), message: t.exposeString('message') }),
 });
@@ -86,6 +86,15 @@ const UploadReportRef = builder.objectRef<UploadReport>('UploadFileReport').impl
     error: t.field({ type: UploadErrorRef, nullable: true, resolve: (r) => r.error }),
   }),
 });
+const UploadFileResultRef = builder.objectRef<AcceptedFile>('UploadFileResult').implement({
+  description: "One uploaded file's outcome: a new document, or the KB's document that already has this file",
+  fields: (t) => ({
+    document: t.field({ type: DocumentRef, resolve: (r) => r.document }),
+    duplicate: t.exposeBoolean('duplicate', { description: 'The KB already had this file (same bytes): document is that one, nothing new was stored' }),
+    replaced: t.exposeBoolean('replaced', { description: 'With replace: true, that document is being ingested again' }),
+  }),
+});
+
 const BulkUploadResultRef = builder.objectRef<{ batch_id: string; documents: DocumentDto[]; files: UploadReport[] }>('BulkUploadResult').implement({
   fields: (t) => ({
     batchId: t.exposeID('batch_id', { description: "The batch: its progress is the query uploadBatch(kbId, id)" }),
@@ -146,22 +155,40 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   uploadDocument: t.field({
     type: DocumentRef,
-    description: 'Upload a PDF, DOCX, TXT or MD file (GraphQL multipart request spec)',
-    args: { kbId: t.arg.id({ required: true }), file: t.arg({ type: 'File', required: true }) },
-    resolve: async (_root, { kbId, file }, ctx) => {
+    description:
+      'Upload a PDF, DOCX, TXT or MD file (GraphQL multipart request spec). A file the KB already has (same bytes) answers that document, storing nothing; with replace: true that document is ingested again',
+    args: { kbId: t.arg.id({ required: true }), file: t.arg({ type: 'File', required: true }), replace: t.arg.boolean({ description: 'Ingest again the document that already has this file (default false)' }) },
+    resolve: async (_root, { kbId, file, replace }, ctx) => {
       const svc = await ctx.auth();
       if (file.size > svc.config.maxUploadBytes) {
         throw new AppError('payload_too_large', `The file exceeds the upload limit of ${Math.round(svc.config.maxUploadBytes / 1048576)} MB`, { field: 'file' });
       }
       const bytes = Buffer.from(await file.arrayBuffer());
-      return (await ingestUpload(svc, { kb_id: String(kbId), filename: file.name, bytes })).document;
+      return (await ingestUpload(svc, { kb_id: String(kbId), filename: file.name, bytes, replace: replace ?? false })).document;
+    },
+  }),
+  uploadFile: t.field({
+    type: UploadFileResultRef,
+    description: 'uploadDocument that also says whether the KB already had the file (REST and tRPC answer the same {document, duplicate, replaced})',
+    args: { kbId: t.arg.id({ required: true }), file: t.arg({ type: 'File', required: true }), replace: t.arg.boolean({ description: 'Ingest again the document that already has this file (default false)' }) },
+    resolve: async (_root, { kbId, file, replace }, ctx) => {
+      const svc = await ctx.auth();
+      if (file.size > svc.config.maxUploadBytes) {
+        throw new AppError('payload_too_large', `The file exceeds the upload limit of ${Math.round(svc.config.maxUploadBytes / 1048576)} MB`, { field: 'file' });
+      }
+      const answer = await ingestUpload(svc, { kb_id: String(kbId), filename: file.name, bytes: Buffer.from(await file.arrayBuffer()), replace: replace ?? false });
+      return 'duplicate' in answer ? answer : { ...answer, duplicate: false, replaced: false };
     },
   }),
   uploadDocuments: t.field({
     type: BulkUploadResultRef,
     description: 'Upload several files, or ZIP archives of files, in one request; each file is accepted or refused on its own',
-    args: { kbId: t.arg.id({ required: true }), files: t.arg({ type: ['File'], required: true }) },
-    resolve: async (_root, { kbId, files }, ctx) => {
+    args: {
+      kbId: t.arg.id({ required: true }),
+      files: t.arg({ type: ['File'], required: true }),
+      replace: t.arg.boolean({ description: 'Ingest again the documents that already have these files (default false: reported as duplicate)' }),
+    },
+    resolve: async (_root, { kbId, files, replace }, ctx) => {
       const svc = await ctx.auth();
       const { maxFiles } = svc.config.bulkUpload;
       if (files.length > maxFiles) throw new AppError('invalid_input', `Upload at most ${maxFiles} files per request`, { field: 'files' });
@@ -170,7 +197,7 @@ builder.mutationFields((t) => ({
         const tooLarge = file.size > svc.config.maxUploadBytes;
         uploaded.push({ filename: file.name, bytes: tooLarge ? Buffer.alloc(0) : Buffer.from(await file.arrayBuffer()), tooLarge });
       }
-      return ingestUploads(svc, { kb_id: String(kbId), files: uploaded });
+      return ingestUploads(svc, { kb_id: String(kbId), files: uploaded, replace: replace ?? false });
     },
   }),
   ingestUrl: t.field({

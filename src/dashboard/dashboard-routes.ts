@@ -75,6 +75,24 @@ const signInPage = (token: string) => `<!doctype html>
 <form method="post" action="/admin/sign-in"><input type="hidden" name="token" value="${token}"><button type="submit" autofocus>Sign in</button></form>
 </main></body></html>`;
 
+const signInRefusedPage = (message: string) => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark"><title>Sign-in link refused</title>
+<style>body{font-family:system-ui,sans-serif;display:grid;place-items:center;min-height:90vh;margin:0}main{max-width:28rem;padding:1.5rem}</style></head>
+<body><main><h1>This link did not sign you in</h1>
+<p role="alert">${escapeHtml(message)}.</p>
+<p>Print a new link with <code>npm run cli -- dashboard link --org &lt;slug&gt;</code>, or <a href="/admin">sign in with an API key</a>.</p>
+</main></body></html>`;
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+
+/** A page navigation (a person's browser), as opposed to a script's fetch, a previewer's HEAD or curl. */
+function isNavigation(headers: Headers): boolean {
+  const mode = headers.get('sec-fetch-mode');
+  // Listed values, not equality: Node's fetch appends its own `cors` to a caller's `navigate`.
+  return mode ? mode.split(',').some((m) => m.trim() === 'navigate') : /\btext\/html\b/.test(headers.get('accept') ?? '');
+}
+
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const KB_ID = /^kb_[0-9A-Za-z]{1,64}$/;
 
@@ -106,11 +124,11 @@ export function createDashboardRoutes(deps: HttpDeps) {
   // (GET or HEAD) but never submit forms, so they neither burn the link nor receive the session.
   app.get('/admin/sign-in', (c) => {
     c.header('cache-control', 'no-store');
-    c.header('referrer-policy', 'no-referrer');
-    const mode = c.req.header('sec-fetch-mode');
-    // Listed values, not equality: Node's fetch appends its own `cors` to a caller's `navigate`.
-    const navigation = mode ? mode.split(',').some((m) => m.trim() === 'navigate') : /\btext\/html\b/.test(c.req.header('accept') ?? '');
-    if (!navigation) throw new AppError('invalid_input', 'Open this sign-in link in a browser: only a page navigation can use it');
+    // same-origin, not no-referrer: under no-referrer a browser sends `Origin: null` with the page's
+    // own form post, which the same-origin check must refuse. same-origin still keeps the token in
+    // this URL from every other site (it is sent to this server alone, which already has it).
+    c.header('referrer-policy', 'same-origin');
+    if (!isNavigation(c.req.raw.headers)) throw new AppError('invalid_input', 'Open this sign-in link in a browser: only a page navigation can use it');
     const token = c.req.query('token') ?? '';
     if (!SECRET_SHAPE.test(token)) throw new AppError('unauthorized', 'This sign-in link is invalid, expired or already used');
     c.header('content-security-policy', CSP);
@@ -120,13 +138,22 @@ export function createDashboardRoutes(deps: HttpDeps) {
 
   app.post('/admin/sign-in', async (c) => {
     const trustProxy = deps.config.trustProxy;
-    if (!isSameOrigin(c.req.raw, { trustProxy })) throw new AppError('forbidden', 'A sign-in link is only accepted from its own page');
-    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
-    const token = typeof form.token === 'string' ? form.token : '';
-    const started = await signInWithLink(deps, token);
-    c.header('set-cookie', sessionCookie(c.req.raw, started.secret, { trustProxy }));
     c.header('cache-control', 'no-store');
     c.header('referrer-policy', 'no-referrer');
+    let started: Awaited<ReturnType<typeof signInWithLink>>;
+    try {
+      if (!isSameOrigin(c.req.raw, { trustProxy })) throw new AppError('forbidden', 'A sign-in link is only accepted from its own page');
+      const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+      started = await signInWithLink(deps, typeof form.token === 'string' ? form.token : '');
+    } catch (err) {
+      // A person who pressed the button reads the refusal as a page with a way on, not as JSON;
+      // same status and message as the JSON answer other clients get from the error handler.
+      if (!(err instanceof AppError) || !isNavigation(c.req.raw.headers)) throw err;
+      c.header('content-security-policy', CSP);
+      c.header('x-frame-options', 'DENY');
+      return c.html(signInRefusedPage(err.message), err.status as 401);
+    }
+    c.header('set-cookie', sessionCookie(c.req.raw, started.secret, { trustProxy }));
     return c.redirect('/admin', 303);
   });
 

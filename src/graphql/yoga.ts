@@ -5,7 +5,7 @@
 import { GraphQLError } from 'graphql';
 import { createYoga } from 'graphql-yoga';
 import { schema } from '../../schema/index';
-import { ERROR_CODES, publicDetails, toAppError } from '../errors';
+import { AppError, ERROR_CODES, publicDetails, toAppError } from '../errors';
 import { authenticateRequest, type HttpDeps } from '../http/authenticate-request';
 import { createRateLimiter } from '../http/rate-limit';
 import type { GraphQLContext } from '../../schema/builder';
@@ -49,8 +49,18 @@ export function createGraphQLHandler(deps: HttpDeps) {
       // to the key or dashboard session when there is one, else to the client's IP.
       const chargeCost = async (points: number) => {
         cost = points;
-        if (request.headers.get('x-api-key') || readSessionCookie(request.headers)) await auth();
-        else await perIp.consume(`graphql-ip:${clientIp}`, points);
+        if (request.headers.get('x-api-key')) return void (await auth());
+        if (readSessionCookie(request.headers)) {
+          try {
+            return void (await auth());
+          } catch (err) {
+            // A session that has ended (expired, revoked, from another database) must not lock the
+            // admin out: the request is charged like a keyless one, so signIn can replace the cookie,
+            // while every field that needs the session still answers this same 401 through auth().
+            if (!(err instanceof AppError) || err.code !== 'unauthorized') throw err;
+          }
+        }
+        await perIp.consume(`graphql-ip:${clientIp}`, points);
       };
       return { requestId, deps, request, setCookie, auth, chargeCost, nodeBudget: createNodeBudget() } as GraphQLContext;
     },

@@ -131,3 +131,10 @@ function requestTooLarge(max: number) {
 function tooLarge(max: number) {
   return new AppError('payload_too_large', `The file exceeds the upload limit of ${Math.round(max / (1024 * 1024))} MB`, { field: 'file' });
 }
+
+/** A yes/no form field (`replace=true`): absent, empty or "false" is false, "true" is true, anything else is refused. */
+export function booleanField(value: FormDataEntryValue | string | null | undefined, name: string): boolean {
+  if (value === undefined || value === null || value === '' || value === 'false') return false;
+  if (value === 'true') return true;
+  throw new AppError('invalid_input', `"${name}" must be true or false`, { field: name });
+}

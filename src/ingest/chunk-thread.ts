@@ -15,6 +15,7 @@ import { Worker } from 'node:worker_threads';
 import { THREAD_BOOT, threadEntry } from '../repo-root';
 import { chunkDocument } from './chunker';
 import { collapseDegenerateText } from './degenerate';
+import { dropRepeatedPassages } from './repeated-passages';
 import { fromThreadFailure, type ThreadFailure } from './thread-failure';
 import type { Chunk, ParsedDocument } from './types';
 
@@ -23,9 +24,12 @@ export const CHUNK_THREAD_FROM_CHARS = 1_000_000;
 
 export type FromChunkThread = { chunks: Chunk[] } | { failed: ThreadFailure };
 
-/** Repeats collapsed and wordless text refused (degenerate.ts), then chunked: the passages a parsed document is stored as. */
+/**
+ * Repeats collapsed and wordless text refused (degenerate.ts), then chunked, each passage once
+ * (repeated-passages.ts): the passages a parsed document is stored as.
+ */
 export function chunkParsed(parsed: ParsedDocument): Chunk[] {
-  return chunkDocument(collapseDegenerateText(parsed));
+  return dropRepeatedPassages(chunkDocument(collapseDegenerateText(parsed)));
 }
 
 /** chunkParsed, in a thread of its own when the document is big; `onThreadFailed` hears of a thread that ended without answering. */

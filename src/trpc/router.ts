@@ -1,6 +1,7 @@
 /** The tRPC router: the same services as REST and GraphQL, grouped by domain. */
 import { z } from 'zod';
 import { AppError } from '../errors';
+import { booleanField } from '../http/read-multipart';
 import { deleteDocument } from '../services/documents/delete-document';
 import { getDocument, ZDocumentRef } from '../services/documents/get-document';
 import { ingestUpload } from '../services/documents/ingest-upload';
@@ -112,7 +113,7 @@ export const appRouter = router({
       if (typeof kbId !== 'string' || !kbId) throw new AppError('invalid_input', '"kb_id" is required', { field: 'kb_id' });
       if (file.size > ctx.svc.config.maxUploadBytes) throw new AppError('payload_too_large', 'The file exceeds the upload limit', { field: 'file' });
       const filename = file instanceof File ? file.name : 'upload';
-      return ingestUpload(ctx.svc, { kb_id: kbId, filename, bytes: Buffer.from(await file.arrayBuffer()) });
+      return ingestUpload(ctx.svc, { kb_id: kbId, filename, bytes: Buffer.from(await file.arrayBuffer()), replace: booleanField(input.get('replace'), 'replace') });
     }),
     /** FormData with repeated `file` entries (documents or ZIPs) and `kb_id`: `{batch_id, documents, files}`. */
     uploadMany: authedProcedure.input(z.instanceof(FormData)).mutation(async ({ ctx, input }) => {
@@ -127,7 +128,7 @@ export const appRouter = router({
           return { filename: f.name || 'upload', bytes: tooLarge ? Buffer.alloc(0) : Buffer.from(await f.arrayBuffer()), tooLarge };
         }),
       );
-      return ingestUploads(ctx.svc, { kb_id: kbId, files });
+      return ingestUploads(ctx.svc, { kb_id: kbId, files, replace: booleanField(input.get('replace'), 'replace') });
     }),
   }),
 });

@@ -308,18 +308,21 @@ describe('bulk upload parity', () => {
     const { key, kbId } = await newKb(t);
     const parts: Part[] = [{ name: 'a.md', bytes: '# A\n\ntext a' }, { name: 'b.png', bytes: PNG }];
     const rest = await upload(t, key, kbId, parts);
+    // Each transport into a KB of its own: the same bytes again in one KB are a duplicate (duplicate-uploads.test.ts).
+    const gqlKb = (await restClient(t.app, key).post('/api/kbs', { name: 'GraphQL' })).body.kb.id as string;
+    const trpcKb = (await restClient(t.app, key).post('/api/kbs', { name: 'tRPC' })).body.kb.id as string;
 
     const form = new FormData();
     form.set('operations', JSON.stringify({
       query: 'mutation($kbId: ID!, $files: [File!]!) { uploadDocuments(kbId: $kbId, files: $files) { documents { filename status stage } files { filename status documentId error { code message } } } }',
-      variables: { kbId, files: [null, null] },
+      variables: { kbId: gqlKb, files: [null, null] },
     }));
     form.set('map', JSON.stringify({ 0: ['variables.files.0'], 1: ['variables.files.1'] }));
     parts.forEach((p, i) => form.set(String(i), new Blob([p.bytes as BlobPart]), p.name));
     const gqlRes = await t.app.fetch(new Request('http://groundwork.test/graphql', { method: 'POST', headers: { 'x-api-key': key }, body: form }));
     const gql = ((await gqlRes.json()) as any).data.uploadDocuments;
 
-    const trpc = (await upload(t, key, kbId, parts, '/trpc/documents.uploadMany')).body.result.data;
+    const trpc = (await upload(t, key, trpcKb, parts, '/trpc/documents.uploadMany')).body.result.data;
 
     const shape = (files: any[]) => files.map((f) => ({ filename: f.filename, status: f.status, code: f.error?.code ?? null }));
     expect(shape(rest.body.files)).toEqual([{ filename: 'a.md', status: 'accepted', code: null }, { filename: 'b.png', status: 'refused', code: 'unsupported_media_type' }]);
@@ -353,7 +356,10 @@ describe('README bulk section', () => {
       // curl prints each answer without a newline after it.
       const answers = out.trim().replace(/\}\s*\{"documents"/g, '}\n{"documents"').split('\n').map((l) => JSON.parse(l));
       expect(answers).toHaveLength(2);
-      for (const a of answers) expect(a.files.map((f: any) => `${f.filename}:${f.status}`).sort()).toEqual(['hours.txt:accepted', 'leave.md:accepted']);
+      const statuses = answers.map((a) => a.files.map((f: any) => `${f.filename}:${f.status}`).sort());
+      expect(statuses[0]).toEqual(['hours.txt:accepted', 'leave.md:accepted']);
+      // The ZIP holds the same files, which the KB now has: reported, not stored twice.
+      expect(statuses[1]).toEqual(['hours.txt:duplicate', 'leave.md:duplicate']);
     } finally {
       await served.close();
       rmSync(dir, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 /**
  * The product as a new user runs it: `npm start` on the embedded default (a fresh DATA_DIR), the CLI
  * next to the running server (it must attach, not open the directory twice), graceful SIGTERM, and
- * a restart that keeps the data and prints no second key.
+ * a restart that keeps the data and prints no second key. The CLI's sign-in link is opened in Chromium.
  */
 import { execFile, type ChildProcess } from 'node:child_process';
 import { get } from 'node:http';
@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { launchBrowser, serveHostPages } from '../helpers/browser';
 import { startServer } from '../helpers/server-process';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -25,6 +26,49 @@ function cli(...args: string[]): Promise<{ code: number | null; stdout: string; 
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
+}
+
+/**
+ * The link as a person uses it, in Chromium: another site's form that posts the token is refused and
+ * spends nothing; the link's own page signs in once and lands on the dashboard; the link is then spent.
+ */
+async function signInByLinkInChromium(serverUrl: string, link: string) {
+  const browser = await launchBrowser();
+  const otherSite = await serveHostPages();
+  try {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    // localhost is another site than 127.0.0.1 (not just another port), so this is a cross-site post.
+    const forged = otherSite.page(
+      '/win-a-prize',
+      `<!doctype html><title>Prize</title><form method="post" action="${serverUrl}/admin/sign-in"><input type="hidden" name="token" value="${new URL(link).searchParams.get('token')}"><button>Claim</button></form>`,
+    ).replace('127.0.0.1', 'localhost');
+    await page.goto(forged);
+    const [refused] = await Promise.all([page.waitForResponse((r) => r.url() === `${serverUrl}/admin/sign-in`), page.getByRole('button', { name: 'Claim' }).click()]);
+    expect(refused.status()).toBe(403);
+    expect((await refused.request().allHeaders())['sec-fetch-site']).toBe('cross-site');
+    await page.getByRole('alert').filter({ hasText: 'only accepted from its own page' }).waitFor();
+    expect((await context.cookies(serverUrl)).find((c) => c.name === 'gw_admin')).toBeUndefined();
+
+    await page.goto(link);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Knowledge Bases' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/admin');
+    expect((await context.cookies(serverUrl)).find((c) => c.name === 'gw_admin')).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+    await page.getByText('Handbook', { exact: true }).first().waitFor();
+
+    // Spent: the same link again shows why, as a page, and opens no second session.
+    const again = await browser.newContext();
+    const second = await again.newPage();
+    await second.goto(link);
+    const [spent] = await Promise.all([second.waitForResponse((r) => r.url() === `${serverUrl}/admin/sign-in`), second.getByRole('button', { name: 'Sign in' }).click()]);
+    expect(spent.status()).toBe(401);
+    await second.getByRole('alert').filter({ hasText: 'invalid, expired or already used' }).waitFor();
+    expect((await again.cookies(serverUrl)).find((c) => c.name === 'gw_admin')).toBeUndefined();
+  } finally {
+    await browser.close();
+    await otherSite.close();
+  }
 }
 
 const stopAndReportCode = (child: ChildProcess) =>
@@ -85,12 +129,7 @@ describe('npm start on the embedded default, with the CLI beside it', () => {
       }).on('error', fail),
     );
     expect(page).toMatch(/<form method="post" action="\/admin\/sign-in">/);
-    const spend = () =>
-      fetch(`${first.url}/admin/sign-in`, { method: 'POST', redirect: 'manual', headers: { origin: first.url }, body: new URLSearchParams({ token: new URL(url).searchParams.get('token')! }) });
-    const signedIn = await spend();
-    expect(signedIn.status).toBe(303);
-    expect(signedIn.headers.get('set-cookie')).toMatch(/^gw_admin=\w+; Path=\/; HttpOnly; SameSite=Strict/);
-    expect((await spend()).status).toBe(401);
+    await signInByLinkInChromium(first.url, url);
 
     const duplicate = await cli('org', 'create', '--name', 'Acme');
     expect(duplicate.code).toBe(1);

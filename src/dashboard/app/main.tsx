@@ -14,7 +14,7 @@ import { EvalsView } from './evals';
 import { ActivityView, ConversationsView, UnansweredView } from './insights';
 import { EmbedView, SettingsView, UsageView } from './workspace';
 import { errorMessage, focusHeading, Notice } from './ui';
-import { org, refreshOrg, type Org } from './session';
+import { org, refreshOrg, sessionEnded, type Org } from './session';
 
 const route = signal(location.hash.slice(1) || '/kbs');
 addEventListener('hashchange', () => {
@@ -55,6 +55,7 @@ function SignInView() {
             try {
               await gql(SignIn, { apiKey: key.trim() });
               setKey('');
+              sessionEnded.value = false;
               await refreshOrg();
             } catch (err) {
               setError(errorMessage(err));
@@ -65,7 +66,7 @@ function SignInView() {
         >
           <label for="api-key">API key</label>
           <input id="api-key" type="password" autocomplete="off" required value={key} onInput={(e) => setKey(e.currentTarget.value)} placeholder="gw_…" style="width:100%" />
-          <Notice error={error} />
+          <Notice error={error} ok={sessionEnded.value ? 'Your dashboard session has ended: sign in again.' : null} />
           <p>
             <button class="primary" type="submit" disabled={busy}>
               Sign in

@@ -10,7 +10,13 @@ export type Org = ResultOf<typeof Me>['organization'];
 
 export const org = signal<Org | null | undefined>(undefined);
 
-setOnSignedOut(() => (org.value = null));
+/** The session ended while the dashboard was open (expired, revoked): the sign-in form says so. */
+export const sessionEnded = signal(false);
+
+setOnSignedOut(() => {
+  if (org.value) sessionEnded.value = true;
+  org.value = null;
+});
 
 export const refreshOrg = async () => {
   try {

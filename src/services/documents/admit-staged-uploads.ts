@@ -6,7 +6,8 @@
  *
  * Each file is judged exactly as in the request (type, size, the plan's document limit, counted
  * when its document is created) and its entry in the batch's report changes from `queued` to
- * `accepted` with its document id, or `refused` with the reason.
+ * `accepted` with its document id, `duplicate` with the KB's document of the same bytes, or
+ * `refused` with the reason.
  */
 import { sql } from 'kysely';
 import type { AppDeps, ServiceContext } from '../../context';
@@ -72,9 +73,9 @@ export async function admitStagedUploads(deps: AppDeps, batchId: BatchId): Promi
   for (const file of staged.slice(0, ADMIT_TURN)) {
     let entry: UploadReport;
     try {
-      const document = await acceptFile(ctx, kb, file.filename, file.bytes, batchId);
-      entry = { filename: document.filename, status: 'accepted', document_id: document.id, error: null };
-      admitted++;
+      const { document, duplicate } = await acceptFile(ctx, kb, file.filename, file.bytes, { batchId });
+      entry = { filename: duplicate ? file.filename : document.filename, status: duplicate ? 'duplicate' : 'accepted', document_id: document.id, error: null };
+      if (!duplicate) admitted++;
     } catch (err) {
       if (!(err instanceof AppError) || err.code === 'internal_error' || err.code === 'rate_limited' || err.code === 'unavailable') throw err;
       entry = { filename: file.filename, status: 'refused', document_id: null, error: { code: err.code, message: err.message } };

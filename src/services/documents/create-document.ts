@@ -33,28 +33,51 @@ export type NewDocument = {
   recrawl?: 'daily' | 'weekly' | null;
   /** The bulk upload that brings it (src/services/documents/upload-batch.ts). */
   batchId?: BatchId;
+  /** sha256 (hex) of an upload's bytes: a document of the KB with the same one is returned instead of a new one. */
+  contentHash?: string;
 };
+
+/** The new document, or (`duplicate`) the KB's document whose file has the same content hash. */
+export type CreatedDocument = { document: DocumentDto; duplicate: boolean };
+
 
 export const ingestJobKey = (documentId: string) => `ingest:${documentId}`;
 
 /** How long an upload's job waits for its file's parts before it runs anyway (and fails it as incomplete). */
 export const UNFINISHED_UPLOAD_GUARD_MS = 10 * 60_000;
 
-export async function createDocument(ctx: ServiceContext, doc: NewDocument): Promise<DocumentDto> {
+export async function createDocument(ctx: ServiceContext, doc: NewDocument): Promise<CreatedDocument> {
   const partsApart = ctx.config.database.kind === 'embedded' && (doc.bytes?.length ?? 0) > FILE_PART_BYTES;
-  const row = await withOrgShare(ctx, async () => {
+  const { row, duplicate } = await withOrgShare(ctx, async () => {
     const inserted = await (ctx.config.database.kind === 'embedded' ? insertDocumentAtOnce : insertDocument)(ctx, doc, partsApart);
-    if (partsApart) await writePartsApart(ctx, inserted, doc.bytes!);
+    if (partsApart && !inserted.duplicate) await writePartsApart(ctx, inserted.row, doc.bytes!);
     return inserted;
   });
-  ctx.logger.info({ documentId: row.id, kbId: row.kb_id, source: row.source }, 'document accepted for ingestion');
-  return toDocumentDto(row);
+  if (duplicate) ctx.logger.info({ documentId: row.id, kbId: row.kb_id }, 'upload is a duplicate of a document of the KB');
+  else ctx.logger.info({ documentId: row.id, kbId: row.kb_id, source: row.source }, 'document accepted for ingestion');
+  return { document: toDocumentDto(row), duplicate };
+}
+
+/** The KB's document whose file has this content hash (the oldest, should older data hold several). */
+function findByContentHash(db: ServiceContext['db'], doc: NewDocument) {
+  return db
+    .selectFrom('documents')
+    .selectAll()
+    .where('kb_id', '=', doc.kb.id)
+    .where('content_hash', '=', doc.contentHash!)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
 }
 
 /** The row, its job, and unless `partsApart` its file, in one transaction under the organisation's lock. */
-async function insertDocument(ctx: ServiceContext, doc: NewDocument, partsApart: boolean) {
+async function insertDocument(ctx: ServiceContext, doc: NewDocument, partsApart: boolean): Promise<{ row: DocumentRow; duplicate: boolean }> {
   return ctx.db.transaction().execute(async (trx) => {
     const org = await lockOrg(trx, ctx.org.id);
+    // Under the organisation's lock, so two identical uploads at once still make one document.
+    const existing = doc.contentHash ? await findByContentHash(trx, doc) : undefined;
+    if (existing) return { row: existing, duplicate: true };
     const limit = planLimits(org.plan).maxDocuments;
     const { count } = await trx
       .selectFrom('documents')
@@ -77,6 +100,7 @@ async function insertDocument(ctx: ServiceContext, doc: NewDocument, partsApart:
         crawl_options: doc.crawlOptions ? JSON.stringify(doc.crawlOptions) : null,
         recrawl: doc.recrawl ?? null,
         batch_id: doc.batchId ?? null,
+        content_hash: doc.contentHash ?? null,
         created_at: now,
         updated_at: now,
       })
@@ -85,7 +109,7 @@ async function insertDocument(ctx: ServiceContext, doc: NewDocument, partsApart:
     if (doc.bytes && !partsApart) await writeDocumentFile(trx, inserted.id, doc.bytes);
     const runAt = partsApart ? new Date(Date.now() + UNFINISHED_UPLOAD_GUARD_MS) : undefined;
     await ctx.jobs.enqueueOrg(trx, 'documents__ingest', { document_id: inserted.id }, { jobKey: ingestJobKey(inserted.id), orgId: org.id, documentId: inserted.id, runAt });
-    return inserted;
+    return { row: inserted, duplicate: false };
   });
 }
 
@@ -98,7 +122,7 @@ async function insertDocument(ctx: ServiceContext, doc: NewDocument, partsApart:
  * database runs statements one at a time. Not on PostgreSQL, where a concurrent create could commit
  * after this statement's snapshot and the plan limit be passed: there the transaction stays.
  */
-async function insertDocumentAtOnce(ctx: ServiceContext, doc: NewDocument, partsApart: boolean): Promise<DocumentRow> {
+async function insertDocumentAtOnce(ctx: ServiceContext, doc: NewDocument, partsApart: boolean): Promise<{ row: DocumentRow; duplicate: boolean }> {
   const id = newId('doc');
   const now = new Date();
   const maxDocuments = JSON.stringify(Object.fromEntries(PLAN_NAMES.map((plan) => [plan, planLimits(plan).maxDocuments])));
@@ -115,11 +139,12 @@ async function insertDocumentAtOnce(ctx: ServiceContext, doc: NewDocument, parts
     ), admitted as (
       select org.id from org
       where (select count(*) from documents where org_id = org.id) < (${maxDocuments}::jsonb ->> org.plan)::int
+        and not exists (select 1 from documents where kb_id = ${doc.kb.id} and content_hash = ${doc.contentHash ?? null}::text)
     ), doc as (
-      insert into documents (id, org_id, kb_id, source, filename, content_type, size_bytes, status, crawl_options, recrawl, batch_id, created_at, updated_at)
+      insert into documents (id, org_id, kb_id, source, filename, content_type, size_bytes, status, crawl_options, recrawl, batch_id, content_hash, created_at, updated_at)
       select ${id}, admitted.id, ${doc.kb.id}, ${doc.source}, ${doc.filename}, ${doc.contentType}::text, ${doc.bytes?.length ?? null}::bigint,
         'processing', ${doc.crawlOptions ? JSON.stringify(doc.crawlOptions) : null}::jsonb, ${doc.recrawl ?? null}::text, ${doc.batchId ?? null}::text,
-        ${now}::timestamptz, ${now}::timestamptz
+        ${doc.contentHash ?? null}::text, ${now}::timestamptz, ${now}::timestamptz
       from admitted
       returning *
     ), file as (
@@ -128,7 +153,10 @@ async function insertDocumentAtOnce(ctx: ServiceContext, doc: NewDocument, parts
       select ${job} from doc
     )
     select doc.* from doc where (select count(*) from job) = 1`.execute(ctx.db);
-  if (rows[0]) return rows[0];
+  if (rows[0]) return { row: rows[0], duplicate: false };
+  // Nothing inserted: the KB has this file already, or the plan's limit is reached.
+  const existing = doc.contentHash ? await findByContentHash(ctx.db, doc) : undefined;
+  if (existing) return { row: existing, duplicate: true };
   const org = await ctx.db.selectFrom('organizations').select('plan').where('id', '=', ctx.org.id).executeTakeFirstOrThrow();
   throw planLimitExceeded(org.plan);
 }

@@ -36,6 +36,7 @@ export type UploadedFile = { filename: string; bytes: Buffer; tooLarge?: boolean
 
 const ZIngestUploadsInput = z.object({
   kb_id: z.string({ error: 'is required' }).min(1),
+  replace: z.boolean().optional(),
   files: z.array(z.object({ filename: z.string().max(500), bytes: z.instanceof(Buffer), tooLarge: z.boolean().optional() })).min(1, 'at least one file is required'),
 });
 
@@ -48,13 +49,14 @@ export function isSingleDocumentUpload(files: UploadedFile[]): boolean {
 
 export async function ingestUploads(
   ctx: ServiceContext,
-  rawInput: { kb_id: string; files: UploadedFile[] },
+  rawInput: { kb_id: string; files: UploadedFile[]; replace?: boolean },
 ): Promise<{ documents: DocumentDto[]; files: UploadReport[]; batch_id: string }> {
   const input = parseInput(ZIngestUploadsInput, rawInput);
   const kb = await requireKb(ctx, input.kb_id);
   const batchId = await openBatch(ctx, kb);
   const documents: DocumentDto[] = [];
   const report: UploadReport[] = [];
+  let duplicates = 0;
   const refused = (filename: string, code: ErrorCode | string, message: string) =>
     report.push({ filename, status: 'refused', document_id: null, error: { code, message } });
 
@@ -62,7 +64,7 @@ export async function ingestUploads(
   // database under load took seconds before this point, and the answer is what the budget bounds.
   const deadline = ctx.receivedAt + ctx.config.bulkUpload.budgetMs;
   // At least one file is always created, so a slow unpack never turns the request into "nothing accepted".
-  const pastDeadline = () => documents.length > 0 && Date.now() > deadline;
+  const pastDeadline = () => documents.length + duplicates > 0 && Date.now() > deadline;
   const staged: StagedFile[] = [];
   // The plan's room for staged files, counted once when the first is staged; their documents are
   // counted again, exactly, when they are created.
@@ -85,9 +87,11 @@ export async function ingestUploads(
   const accept = async (filename: string, bytes: Buffer) => {
     if (pastDeadline()) return stage(filename, bytes);
     try {
-      const document = await acceptFile(ctx, kb, filename, bytes, batchId);
-      documents.push(document);
-      report.push({ filename: document.filename, status: 'accepted', document_id: document.id, error: null });
+      const { document, duplicate, replaced } = await acceptFile(ctx, kb, filename, bytes, { batchId, replace: input.replace ?? false });
+      // `documents` are the ones this request sends to ingestion; a plain duplicate is only reported.
+      if (!duplicate || replaced) documents.push(document);
+      else duplicates++;
+      report.push({ filename: duplicate ? filename : document.filename, status: replaced ? 'replaced' : duplicate ? 'duplicate' : 'accepted', document_id: document.id, error: null });
     } catch (err) {
       if (!(err instanceof AppError) || err.code === 'internal_error') throw err;
       refused(filename, err.code, err.message);
@@ -137,12 +141,12 @@ export async function ingestUploads(
     }
   } catch (err) {
     // What was created stays in the batch, readable by its id; the error answers the request.
-    await closeBatch(ctx, batchId, report, documents.length).catch(() => {});
+    await closeBatch(ctx, batchId, report, documents.length + duplicates).catch(() => {});
     throw err;
   }
-  await closeBatch(ctx, batchId, report, documents.length + staged.length);
+  await closeBatch(ctx, batchId, report, documents.length + duplicates + staged.length);
   await stageFiles(ctx, batchId, staged);
-  if (documents.length === 0 && staged.length === 0) {
+  if (documents.length === 0 && duplicates === 0 && staged.length === 0) {
     throw new AppError('invalid_input', `None of the ${report.length} files was accepted; see details.files for each reason`, { field: 'file', files: report });
   }
   ctx.logger.info({ kbId: kb.id, accepted: documents.length, refused: report.filter((r) => r.status === 'refused').length, queued: staged.length }, 'bulk upload');

@@ -58,7 +58,7 @@ export async function ingestUrl(ctx: ServiceContext, rawInput: IngestUrlInput): 
     if (!(err instanceof CrawlError)) throw err;
     normalized = parseCrawlUrl(url, { allowPrivate: ctx.config.crawlAllowPrivate });
   }
-  const document = await createDocument(ctx, {
+  const { document } = await createDocument(ctx, {
     kb,
     source: 'url',
     filename: normalized.toString(),

@@ -21,8 +21,9 @@ import { toDocumentDto, ZDocument, type DocumentDto } from './document-dto';
 
 export const ZUploadReport = z.object({
   filename: z.string(),
-  /** queued: stored with the request; its document is created in the background, when this says accepted. */
-  status: z.enum(['accepted', 'queued', 'refused', 'skipped']),
+  status: z.enum(['accepted', 'queued', 'duplicate', 'replaced', 'refused', 'skipped']).describe(
+    'accepted: a new document; queued: stored with the request, its document is created in the background (read the batch); duplicate: the KB already had this file (document_id is that document, nothing stored); replaced: that document is ingested again (replace=true)',
+  ),
   document_id: z.string().nullable(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
 }) satisfies z.ZodType<UploadReport>;
@@ -50,9 +51,9 @@ export async function openBatch(ctx: ServiceContext, kb: KnowledgeBase): Promise
   return id;
 }
 
-/** Keeps the report the upload answers; a batch that created nothing is not kept. */
-export async function closeBatch(ctx: ServiceContext, id: BatchId, files: UploadReport[], created: number): Promise<void> {
-  if (created === 0) await ctx.db.deleteFrom('upload_batches').where('id', '=', id).execute();
+/** Keeps the report the upload answers; a batch that neither created nor found (duplicate) a document is not kept. */
+export async function closeBatch(ctx: ServiceContext, id: BatchId, files: UploadReport[], kept: number): Promise<void> {
+  if (kept === 0) await ctx.db.deleteFrom('upload_batches').where('id', '=', id).execute();
   else await ctx.db.updateTable('upload_batches').set({ files: JSON.stringify(files) }).where('id', '=', id).execute();
 }
 
