@@ -98,6 +98,26 @@ describe('bulk upload answers at once (issue 26)', () => {
     }
   }, 120_000);
 
+  it('answers a queued file the KB already has as that document once the background reaches it', async () => {
+    const quick = await createTestApp({ env: { BULK_UPLOAD_BUDGET_MS: '100' } });
+    try {
+      const { key, kbId } = await newKb(quick);
+      const parts = Array.from({ length: 40 }, (_, i) => ({ name: `f${i}.txt`, bytes: `file ${i}` }));
+      const res = await upload(quick, key, kbId, [...parts, { name: 'copy-of-f0.txt', bytes: 'file 0' }]);
+      expect(res.status).toBe(202);
+      expect(res.body.files.at(-1).status).toBe('queued');
+
+      await runQueuedJobs(quick);
+      const after = (await restClient(quick.app, key).get(`/api/kbs/${kbId}/batches/${res.body.batch_id}`)).body.batch;
+      expect(after.files.map((f: any) => f.status)).toEqual([...Array(40).fill('accepted'), 'duplicate']);
+      expect(after.files.at(-1)).toMatchObject({ filename: 'copy-of-f0.txt', document_id: after.files[0].document_id, error: null });
+      const listed = (await restClient(quick.app, key).get(`/api/kbs/${kbId}/documents?limit=100`)).body;
+      expect(listed.documents).toHaveLength(40);
+    } finally {
+      await quick.close();
+    }
+  }, 120_000);
+
   it('accepts a folder of 20 PDFs whole, keeping the Free plan at exactly 50 documents', async () => {
     const quick = await createTestApp({ env: { BULK_UPLOAD_BUDGET_MS: '100' } });
     try {
