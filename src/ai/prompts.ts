@@ -120,6 +120,22 @@ export function buildAnswerPrompt({ question, passages, history = [] }: BuildAns
   return { system, messages };
 }
 
+/**
+ * Tokens of a text, estimated without a tokenizer: about four characters a token for alphabetic
+ * scripts, and a token a character for scripts written without spaces (Chinese, Japanese, Korean,
+ * Thai), which tokenizers split far finer. It errs high, so a budget holds for every language.
+ */
+export function estimateTokens(text: string): number {
+  const dense = text.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/gu)?.length ?? 0;
+  return Math.ceil((text.length - dense) / 4) + dense;
+}
+
+/** The estimated size of a prompt as a model receives it: its system message and every message after. */
+export function promptTokens({ system, messages }: BuiltPrompt): number {
+  const text = [system, ...messages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))].join('\n');
+  return estimateTokens(text);
+}
+
 const CONDENSE_INSTRUCTIONS = `${CONDENSE_TASK_MARKER}
 Rewrite the follow-up question so that it can be understood without the conversation, for use as a search query.
 - Replace pronouns and vague references (it, its, they, them, their, this, that, that company, the same period, he, she...) with the names or noun phrases they refer to in the conversation.

@@ -1,10 +1,11 @@
 /**
  * With a language model, the prompt carries the passages shown (top_k) and then the ranking's next
- * ones within the passage budget (answer-stream.ts PROMPT_PASSAGE_CHARS); a marker past top_k cites
+ * ones within the prompt's token budget (answer-stream.ts PROMPT_TOKENS); a marker past top_k cites
  * a passage the `citations` event did not list, and the answer's citations carry it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROMPT_PASSAGE_CHARS, promptChunks } from '../../src/services/rag/answer-stream';
+import { estimateTokens, promptTokens } from '../../src/ai/prompts';
+import { PROMPT_TOKENS, promptChunks } from '../../src/services/rag/answer-stream';
 import type { RetrievedChunk } from '../../src/services/rag/retrieve';
 import { restClient } from '../helpers/api-client';
 import { createOrgWithKey } from '../helpers/factories';
@@ -68,12 +69,22 @@ describe('the passages a language model is sent', () => {
   });
 
   it('keep every shown passage and stop adding at the budget', () => {
-    const chunk = (id: string, chars: number) => ({ chunk_id: id, text: 'x'.repeat(chars) }) as unknown as RetrievedChunk;
-    const shown = [chunk('a', PROMPT_PASSAGE_CHARS), chunk('b', 10)];
-    expect(promptChunks({ chunks: shown, confident: true, following: [chunk('c', 10)] }).map((c) => c.chunk_id)).toEqual(['a', 'b']);
-    const half = PROMPT_PASSAGE_CHARS / 2;
-    const got = promptChunks({ chunks: [chunk('a', half - 100)], confident: true, following: [chunk('b', half), chunk('c', 200), chunk('d', 50)] });
+    const chunk = (id: string, tokens: number) => ({ chunk_id: id, text: 'x'.repeat(tokens * 4) }) as unknown as RetrievedChunk;
+    // The prompt's size: its passages plus 500 tokens of instructions and question.
+    const tokensOf = (chunks: RetrievedChunk[]) => 500 + chunks.reduce((n, c) => n + estimateTokens(c.text), 0);
+    const shown = [chunk('a', PROMPT_TOKENS), chunk('b', 10)];
+    expect(promptChunks({ chunks: shown, confident: true, following: [chunk('c', 10)] }, tokensOf).map((c) => c.chunk_id)).toEqual(['a', 'b']);
+    const half = (PROMPT_TOKENS - 500) / 2;
+    const got = promptChunks({ chunks: [chunk('a', half - 100)], confident: true, following: [chunk('b', half), chunk('c', 200), chunk('d', 50)] }, tokensOf);
     // c does not fit after b; the order of the ranking is kept, so d is not sent either.
     expect(got.map((c) => c.chunk_id)).toEqual(['a', 'b']);
+  });
+
+  it('count a token a character where words are not spaced, so a Chinese prompt is not sent four times the budget', () => {
+    expect(estimateTokens('The lake is deep.')).toBe(5);
+    expect(estimateTokens('湖水很深。')).toBe(5);
+    expect(estimateTokens('ทะเลสาบลึก')).toBe(10);
+    const prompt = { system: '湖'.repeat(5000), messages: [{ role: 'user' as const, content: 'How deep is it?' }] };
+    expect(promptTokens(prompt)).toBe(5000 + Math.ceil('\nHow deep is it?'.length / 4));
   });
 });

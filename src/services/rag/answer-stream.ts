@@ -7,7 +7,7 @@
 import { streamText } from 'ai';
 import type { AppDeps } from '../../context';
 import { AppError } from '../../errors';
-import { buildAnswerPrompt, extractCitedMarkers, isRefusalText, notFoundAnswer, type AnswerPassage, type ChatTurn } from '../../ai/prompts';
+import { buildAnswerPrompt, extractCitedMarkers, isRefusalText, notFoundAnswer, promptTokens, type AnswerPassage, type ChatTurn } from '../../ai/prompts';
 import { OFFLINE_PROVIDER } from '../../ai/offline/model';
 import { answerFromPassages } from '../../ai/offline/answerer';
 import { decideAnswerGate, type AnswerGate } from './answer-gate';
@@ -108,20 +108,21 @@ function readAndGate(deps: Pick<AppDeps, 'models'>, input: { question: string; r
 }
 
 /**
- * Characters of passage text a language model is sent (about 4,000 tokens at four characters a
- * token), so the whole prompt stays near 5,000 tokens: the shown passages always, then the
- * ranking's next ones while they fit.
+ * The whole prompt a language model is sent, in estimated tokens (`promptTokens`): instructions,
+ * passages, the conversation and the question. The shown passages always go; the ranking's next
+ * ones are added while the prompt stays within this, so a long conversation leaves room for fewer.
  */
-export const PROMPT_PASSAGE_CHARS = 16_000;
+export const PROMPT_TOKENS = 6_000;
 
-/** The passages a language model reads: those shown (the top k), then `following` within PROMPT_PASSAGE_CHARS. */
-export function promptChunks(retrieval: Retrieval): RetrievedChunk[] {
+/**
+ * The passages a language model reads: those shown (the top k), then `following` in ranked order
+ * while `tokensOf` the prompt they make stays within `budget`.
+ */
+export function promptChunks(retrieval: Retrieval, tokensOf: (chunks: RetrievedChunk[]) => number, budget = PROMPT_TOKENS): RetrievedChunk[] {
   const chunks = [...retrieval.chunks];
-  let chars = chunks.reduce((n, c) => n + c.text.length, 0);
   for (const c of retrieval.following ?? []) {
-    if (chars + c.text.length > PROMPT_PASSAGE_CHARS) break;
+    if (tokensOf([...chunks, c]) > budget) break;
     chunks.push(c);
-    chars += c.text.length;
   }
   return chunks;
 }
@@ -175,13 +176,10 @@ export async function* answerStream(
 
   // A language model reads beyond the top k, within its passage budget; the extractive answerer
   // quotes only what is shown. Markers past k cite passages the `sources` event did not list.
-  const read = offline ? retrieval.chunks : promptChunks(retrieval);
+  const promptOf = (chunks: RetrievedChunk[]) => buildAnswerPrompt({ question, history: input.history, passages: toAnswerPassages(chunks) });
+  const read = offline ? retrieval.chunks : promptChunks(retrieval, (chunks) => promptTokens(promptOf(chunks)));
   const citable = offline ? sources : read.map((c, i) => toCitation(c, i + 1));
-  const { system, messages } = buildAnswerPrompt({
-    question,
-    history: input.history,
-    passages: offline ? passages : toAnswerPassages(read),
-  });
+  const { system, messages } = offline ? buildAnswerPrompt({ question, history: input.history, passages }) : promptOf(read);
   // streamText reports a failed request (e.g. a 429 before the first token) through onError and
   // simply ends the text stream; keep the error and raise it so callers see a failure, not "".
   let failure: unknown = null;

@@ -58,7 +58,7 @@ export type Retrieval = {
   ranked?: RetrievedChunk[];
   /**
    * The ranking's next passages after those `chunks` shows, best first: a language model reads
-   * `chunks` and then as many of these as its passage budget holds (answer-stream.ts
+   * `chunks` and then as many of these as its prompt budget holds (answer-stream.ts
    * `promptChunks`), so the passage that answers is in its prompt more often than in the top k.
    */
   following?: RetrievedChunk[];
