@@ -196,6 +196,25 @@ describe('the dashboard for daily work, in Chromium', () => {
     expect(await page.locator('li[data-refused]').count()).toBe(0);
   });
 
+  it('choosing a file the KB already has says so by name and adds no second document', async () => {
+    await gotoHash(`#/kbs/${kbId}`);
+    await page.locator('tr[data-doc="zephyr-flyer.md"] .badge.ready').waitFor({ timeout: 60_000 });
+    const before = await page.locator('tr[data-doc]').count();
+    // The same bytes under another name: the content hash, not the filename, makes it a duplicate.
+    const chooser = page.waitForEvent('filechooser');
+    await page.getByRole('button', { name: 'choose files' }).click();
+    await (await chooser).setFiles({ name: 'flyer-again.md', mimeType: 'text/markdown', buffer: Buffer.from(`# Flyer\n\n${ZEPHYR}`) });
+    const item = page.getByRole('list', { name: 'Uploads' }).locator('li[data-upload="flyer-again.md"]');
+    await item.getByText('already in this knowledge base as zephyr-flyer.md: not added again').waitFor({ timeout: 30_000 });
+    expect(await item.textContent()).not.toMatch(/uploaded|refused/);
+    await page.reload();
+    await page.locator('tr[data-doc="zephyr-flyer.md"]').waitFor();
+    expect(await page.locator('tr[data-doc]').count()).toBe(before);
+    expect(await page.locator('tr[data-doc="flyer-again.md"]').count()).toBe(0);
+    const docs = (await restClient(t.app, apiKey).get(`/api/kbs/${kbId}/documents`)).body;
+    expect(JSON.stringify(docs)).not.toContain('flyer-again.md');
+  });
+
   it('"Select all" is on screen and works at 390 px, where the table header is hidden', async () => {
     await page.setViewportSize(PHONE);
     try {
