@@ -170,7 +170,7 @@ describe('the dashboard for daily work, in Chromium', () => {
     expect(status.body.document.status).toBe('failed');
   }, 90_000);
 
-  it('an upload over the limit shows as an error (the 413 is REST-shaped), and no document appears', async () => {
+  it('an upload over the limit shows as an error (the 413 is REST-shaped), stays after a reload until dismissed, and no document appears', async () => {
     await page.locator('tr[data-doc="zephyr-handbook.md"] .badge.ready').waitFor({ timeout: 60_000 });
     const big = 'x'.repeat(400_000);
     await page.evaluate((text) => {
@@ -179,11 +179,63 @@ describe('the dashboard for daily work, in Chromium', () => {
       const zone = document.querySelector('[data-testid="dropzone"]')!;
       zone.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
     }, big);
-    const item = page.locator('li[data-upload="too-big.txt"]');
+    const item = page.getByRole('list', { name: 'Refused uploads' }).locator('li[data-refused="too-big.txt"]');
     await item.locator('.error-text').waitFor({ timeout: 30_000 });
-    expect(await item.textContent()).toMatch(/failed: .*exceeds the limit/);
+    expect(await item.textContent()).toMatch(/refused: .*exceeds the limit/);
     expect(await item.textContent()).not.toMatch(/uploaded/);
     expect(await page.locator('tr[data-doc="too-big.txt"]').count()).toBe(0);
+
+    // A reload keeps the refusal and its reason; Dismiss removes it for good.
+    await page.reload();
+    await item.locator('.error-text').waitFor({ timeout: 30_000 });
+    expect(await item.textContent()).toMatch(/refused: .*exceeds the limit/);
+    await page.getByRole('button', { name: 'Dismiss the refusal of too-big.txt' }).click();
+    await item.waitFor({ state: 'detached' });
+    await page.reload();
+    await page.locator('tr[data-doc="zephyr-handbook.md"]').waitFor();
+    expect(await page.locator('li[data-refused]').count()).toBe(0);
+  });
+
+  it('choosing a file the KB already has says so by name and adds no second document', async () => {
+    await gotoHash(`#/kbs/${kbId}`);
+    await page.locator('tr[data-doc="zephyr-flyer.md"] .badge.ready').waitFor({ timeout: 60_000 });
+    const before = await page.locator('tr[data-doc]').count();
+    // The same bytes under another name: the content hash, not the filename, makes it a duplicate.
+    const chooser = page.waitForEvent('filechooser');
+    await page.getByRole('button', { name: 'choose files' }).click();
+    await (await chooser).setFiles({ name: 'flyer-again.md', mimeType: 'text/markdown', buffer: Buffer.from(`# Flyer\n\n${ZEPHYR}`) });
+    const item = page.getByRole('list', { name: 'Uploads' }).locator('li[data-upload="flyer-again.md"]');
+    await item.getByText('already in this knowledge base as zephyr-flyer.md: not added again').waitFor({ timeout: 30_000 });
+    expect(await item.textContent()).not.toMatch(/uploaded|refused/);
+    await page.reload();
+    await page.locator('tr[data-doc="zephyr-flyer.md"]').waitFor();
+    expect(await page.locator('tr[data-doc]').count()).toBe(before);
+    expect(await page.locator('tr[data-doc="flyer-again.md"]').count()).toBe(0);
+    const docs = (await restClient(t.app, apiKey).get(`/api/kbs/${kbId}/documents`)).body;
+    expect(JSON.stringify(docs)).not.toContain('flyer-again.md');
+  });
+
+  it('"Select all" is on screen and works at 390 px, where the table header is hidden', async () => {
+    await page.setViewportSize(PHONE);
+    try {
+      const selectAll = page.getByRole('checkbox', { name: 'Select all', exact: true });
+      await selectAll.waitFor();
+      const box = (await selectAll.boundingBox())!;
+      expect(box.x).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width).toBeLessThanOrEqual(PHONE.width);
+      const rows = await page.locator('tr[data-doc]').count();
+      expect(rows).toBeGreaterThan(1);
+      await selectAll.click();
+      await page.getByRole('button', { name: `Re-ingest selected (${rows})` }).waitFor();
+      expect(await page.locator('tr[data-doc] input[type="checkbox"]:checked').count()).toBe(rows);
+      await selectAll.click();
+      await page.getByRole('button', { name: 'Re-ingest selected (0)' }).waitFor();
+    } finally {
+      await page.setViewportSize(WIDE);
+    }
+    // On a wide screen the header's own checkbox does it, and the phone's is not shown twice.
+    expect(await page.getByRole('checkbox', { name: 'Select all', exact: true }).count()).toBe(0);
+    expect(await page.getByRole('checkbox', { name: 'Select all shown documents' }).isVisible()).toBe(true);
   });
 
   it('searches a document\'s chunks, marks duplicates, switches one off and edits another (retrieval follows)', async () => {

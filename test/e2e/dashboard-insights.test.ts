@@ -89,6 +89,15 @@ describe('what visitors asked, in the dashboard', () => {
     // Keyboard only: focus the first answer's "Helpful" button and press Space; then "Not helpful"
     // on the second, with a comment.
     const helpful = answers.nth(0).getByRole('button', { name: 'Helpful', exact: true });
+    // Drawn thumbs, not emoji (empty boxes where no emoji font is installed): no text, one inline
+    // SVG each, drawn at its size; the name is the button's label.
+    for (const thumb of [helpful, answers.nth(0).getByRole('button', { name: 'Not helpful' })]) {
+      expect((await thumb.textContent())?.trim()).toBe('');
+      const svg = thumb.locator('svg');
+      expect(await svg.count()).toBe(1);
+      expect(await svg.getAttribute('aria-hidden')).toBe('true');
+      expect((await svg.boundingBox())!.width).toBeGreaterThanOrEqual(14);
+    }
     await helpful.focus();
     await visitor.keyboard.press('Space');
     await answers.nth(0).locator('.rate-btn[aria-pressed="true"]').waitFor();

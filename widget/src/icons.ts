@@ -11,6 +11,9 @@ export const ICON_CLOSE: Part[] = [p('M6 6l12 12M18 6 6 18')];
 export const ICON_NEW: Part[] = [p('M12 20h9'), p('M16.4 3.6a2 2 0 0 1 2.9 2.9L8 17.8l-4 1 1-4Z')];
 export const ICON_SEND: Part[] = [p('M5 12h14M13 6l6 6-6 6')];
 export const ICON_MIC: Part[] = [['rect', { x: '9', y: '3', width: '6', height: '11', rx: '3' }], p('M5 11a7 7 0 0 0 14 0M12 18v3')];
+// Thumbs for rating an answer: drawn, not emoji, which show as empty boxes where no emoji font is installed.
+export const ICON_THUMB_UP: Part[] = [p('M7 10v11'), p('M15 5.9 14 10h5.8a2 2 0 0 1 1.9 2.6l-2.3 7A2 2 0 0 1 17.5 21H4a1 1 0 0 1-1-1v-9a1 1 0 0 1 1-1h2.8a2 2 0 0 0 1.8-1.1L12 2a3.1 3.1 0 0 1 3 3.9Z')];
+export const ICON_THUMB_DOWN: Part[] = [p('M17 14V3'), p('M9 18.1 10 14H4.2a2 2 0 0 1-1.9-2.6l2.3-7A2 2 0 0 1 6.5 3H20a1 1 0 0 1 1 1v9a1 1 0 0 1-1 1h-2.8a2 2 0 0 0-1.8 1.1L12 22a3.1 3.1 0 0 1-3-3.9Z')];
 export const ICON_ALERT: Part[] = [['circle', { cx: '12', cy: '12', r: '9' }], p('M12 7.5v5.5M12 16.5h.01')];
 
 const NS = 'http://www.w3.org/2000/svg';

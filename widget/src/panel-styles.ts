@@ -66,7 +66,9 @@ export const PANEL_CSS = `
 .voice-stop:focus-visible{outline:3px solid var(--gw-focus);outline-offset:1px}
 .msg.user.pending{opacity:.7}
 .rate{display:flex;flex-wrap:wrap;gap:4px;margin-top:8px}
-.rate-btn{all:unset;cursor:pointer;padding:2px 8px;border-radius:8px;border:1px solid var(--gw-border);background:var(--gw-bg)}
+.rate-btn{all:unset;cursor:pointer;display:inline-flex;align-items:center;padding:4px 8px;border-radius:8px;border:1px solid var(--gw-border);background:var(--gw-bg);color:var(--gw-text)}
+.rate-btn svg{width:16px;height:16px;display:block}
+.rate-btn[aria-pressed=true] svg{fill:var(--gw-accent);fill-opacity:.25}
 .rate-btn[aria-pressed=true]{border-color:var(--gw-accent);box-shadow:0 0 0 1px var(--gw-accent)}
 .rate-btn:focus-visible,.rate-note:focus-visible{outline:3px solid var(--gw-focus);outline-offset:1px}
 .rate-note{all:unset;box-sizing:border-box;flex:1 1 100%;padding:5px 8px;border:1px solid var(--gw-border);border-radius:8px;background:var(--gw-bg);color:var(--gw-text);font-size:13px}

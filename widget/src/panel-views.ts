@@ -12,7 +12,7 @@
 import type { Citation } from './api';
 import type { AnswerMessage, Conversation, Message, Notice, UserMessage } from './conversation-store';
 import { adoptStyles, h } from './dom';
-import { icon, ICON_ALERT, ICON_CHAT, ICON_CLOSE, ICON_NEW, ICON_SEND } from './icons';
+import { icon, ICON_ALERT, ICON_CHAT, ICON_CLOSE, ICON_NEW, ICON_SEND, ICON_THUMB_DOWN, ICON_THUMB_UP } from './icons';
 import { PANEL_CSS } from './panel-styles';
 import type { PanelHost } from './types';
 
@@ -72,13 +72,14 @@ function ratingBar(conversation: Conversation, answer: AnswerMessage) {
   // A rating restored with the conversation was commented on then, if at all.
   const initial = answer.rating;
   let current = answer.rating ?? null;
-  const btn = (r: 'up' | 'down', label: string, glyph: string) => {
-    const b = h('button', { type: 'button', class: 'rate-btn', 'aria-label': label }, glyph);
+  // The icon is aria-hidden; the button's label is its name for assistive technology and its tooltip.
+  const btn = (r: 'up' | 'down', label: string, glyph: Parameters<typeof icon>[0]) => {
+    const b = h('button', { type: 'button', class: 'rate-btn', 'aria-label': label, title: label }, icon(glyph));
     b.onclick = () => void conversation.rate(answer.id, current === r ? null : r);
     return b;
   };
-  const up = btn('up', 'Helpful', '👍');
-  const down = btn('down', 'Not helpful', '👎');
+  const up = btn('up', 'Helpful', ICON_THUMB_UP);
+  const down = btn('down', 'Not helpful', ICON_THUMB_DOWN);
   const note = h('input', { class: 'rate-note', 'aria-label': 'What was missing? (optional)', placeholder: 'What was missing? (optional)', maxlength: '500' });
   note.onkeydown = (e) => e.key === 'Enter' && note.value.trim() && void conversation.rate(answer.id, 'down', note.value.trim()).then(() => note.remove());
   const bar = h('div', { class: 'rate', role: 'group', 'aria-label': 'Was this answer helpful?' }, up, down);

@@ -6,7 +6,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql, gqlStream, gqlUpload, type ResultOf } from './gql';
-import { CrawlPages, DeleteDocument, DocumentDetail, DocumentUpdates, IngestUrl, KbDocuments, RecrawlDocument, ReingestDocument, SetRecrawl, UpdateChunk, UploadDocument } from './queries';
+import { CrawlPages, DeleteDocument, DocumentDetail, DocumentUpdates, IngestUrl, KbDocuments, RecrawlDocument, ReingestDocument, SetRecrawl, UpdateChunk, UploadFile } from './queries';
 import { Confirm, errorMessage, Failure, formatDate, Notice, StatusBadge, useLoad } from './ui';
 
 const languageNames = new Intl.DisplayNames(['en'], { type: 'language' });
@@ -23,25 +23,63 @@ function languageName(code: string | null | undefined): string {
 
 type Kb = ResultOf<typeof KbDocuments>['knowledgeBase'];
 type Doc = Kb['documentPage']['nodes'][number];
-type Upload = { id: number; name: string; progress: number; state: 'uploading' | 'done' | 'failed'; error?: string };
+type Upload = { id: number; name: string; progress: number; state: 'uploading' | 'done' | 'duplicate' | 'failed'; error?: string; existing?: string };
 type Status = 'processing' | 'ready' | 'failed' | '';
 
 const PAGE = 50;
 const POLL_MS = 1500;
 let uploadSeq = 0;
 
+/**
+ * Refused uploads stored no document, so nothing on the server shows them: they are kept in this
+ * browser, per KB, until dismissed, so a reload does not lose why a file was refused. The newest 20.
+ */
+type Refusal = { name: string; error: string; at: string };
+const refusalsKey = (kbId: string) => `gw-refused-uploads:${kbId}`;
+const MAX_REFUSALS = 20;
+function readRefusals(kbId: string): Refusal[] {
+  try {
+    const list = JSON.parse(localStorage.getItem(refusalsKey(kbId)) ?? '[]') as unknown;
+    if (!Array.isArray(list)) return [];
+    return (list as Partial<Refusal>[]).filter((r): r is Refusal => typeof r?.name === 'string' && typeof r?.error === 'string').slice(-MAX_REFUSALS);
+  } catch {
+    return [];
+  }
+}
+function writeRefusals(kbId: string, list: Refusal[]) {
+  try {
+    if (list.length === 0) localStorage.removeItem(refusalsKey(kbId));
+    else localStorage.setItem(refusalsKey(kbId), JSON.stringify(list.slice(-MAX_REFUSALS)));
+  } catch {
+    // Storage full or denied: the refusal is still shown until the page is left.
+  }
+}
+
 function DropZone({ kbId, onUploaded }: { kbId: string; onUploaded: () => void }) {
   const [over, setOver] = useState(false);
   const [uploads, setUploads] = useState<Upload[]>([]);
+  const [refusals, setRefusals] = useState<Refusal[]>(() => readRefusals(kbId));
+  useEffect(() => setRefusals(readRefusals(kbId)), [kbId]);
   const input = useRef<HTMLInputElement>(null);
   const patch = (id: number, p: Partial<Upload>) => setUploads((list) => list.map((u) => (u.id === id ? { ...u, ...p } : u)));
+  const refuse = (id: number, name: string, error: string) => {
+    setUploads((list) => list.filter((u) => u.id !== id));
+    const next = [...readRefusals(kbId), { name, error, at: new Date().toISOString() }];
+    writeRefusals(kbId, next);
+    setRefusals(next.slice(-MAX_REFUSALS));
+  };
+  const dismiss = (index: number) => {
+    const next = refusals.filter((_, i) => i !== index);
+    writeRefusals(kbId, next);
+    setRefusals(next);
+  };
   const send = (files: File[]) => {
     for (const file of files) {
       const id = ++uploadSeq;
       setUploads((list) => [...list, { id, name: file.name, progress: 0, state: 'uploading' }]);
-      gqlUpload(UploadDocument, { kbId, file }, 'file', file, (p) => patch(id, { progress: p })).then(
-        () => (patch(id, { state: 'done', progress: 1 }), onUploaded()),
-        (err) => patch(id, { state: 'failed', error: errorMessage(err) }),
+      gqlUpload(UploadFile, { kbId, file }, 'file', file, (p) => patch(id, { progress: p })).then(
+        ({ uploadFile: r }) => (patch(id, r.duplicate ? { state: 'duplicate', progress: 1, existing: r.document.filename } : { state: 'done', progress: 1 }), onUploaded()),
+        (err) => refuse(id, file.name, errorMessage(err)),
       );
     }
   };
@@ -68,7 +106,20 @@ function DropZone({ kbId, onUploaded }: { kbId: string; onUploaded: () => void }
             <li data-upload={u.name}>
               <span>{u.name}</span>
               <progress max={1} value={u.progress} aria-label={`Upload of ${u.name}`} />
-              <span class={u.state === 'failed' ? 'error-text' : 'muted'}>{u.state === 'uploading' ? `${Math.round(u.progress * 100)}%` : u.state === 'done' ? 'uploaded' : `failed: ${u.error}`}</span>
+              <span class="muted">
+                {u.state === 'uploading' ? `${Math.round(u.progress * 100)}%` : u.state === 'done' ? 'uploaded' : `already in this knowledge base as ${u.existing}: not added again`}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+      {refusals.length > 0 && (
+        <ul class="uploads" aria-label="Refused uploads">
+          {refusals.map((r, i) => (
+            <li data-refused={r.name}>
+              <span>{r.name}</span>
+              <span class="error-text">refused: {r.error}</span>
+              <button type="button" onClick={() => dismiss(i)} aria-label={`Dismiss the refusal of ${r.name}`}>Dismiss</button>
             </li>
           ))}
         </ul>
@@ -211,6 +262,8 @@ export function KbView({ kbId }: { kbId: string }) {
   const counts = kb?.documentCounts;
   const total = counts ? counts.processing + counts.ready + counts.failed : 0;
   const chosen = docs.filter((d) => selected.has(d.id));
+  const allChosen = docs.length > 0 && chosen.length === docs.length;
+  const chooseAll = (on: boolean) => setSelected(on ? new Set(docs.map((d) => d.id)) : new Set());
 
   return (
     <>
@@ -241,6 +294,8 @@ export function KbView({ kbId }: { kbId: string }) {
             <select id="status-filter" value={status} onChange={(e) => setStatus(e.currentTarget.value as Status)}>
               <option value="">All</option><option value="ready">Ready</option><option value="processing">Processing</option><option value="failed">Failed</option>
             </select>
+            {/* On a phone the table's header row (and its checkbox) is hidden: this one takes its place. */}
+            <label class="inline select-all-phone"><input type="checkbox" checked={allChosen} onChange={(e) => chooseAll(e.currentTarget.checked)} /> Select all</label>
             <button type="button" disabled={chosen.length === 0} onClick={() => void reingest(chosen)}>Re-ingest selected ({chosen.length})</button>
             <button type="button" class="danger" disabled={chosen.length === 0} onClick={() => setConfirm(chosen)}>Delete selected</button>
           </div>
@@ -249,7 +304,7 @@ export function KbView({ kbId }: { kbId: string }) {
           <table>
             <thead>
               <tr>
-                <th><input type="checkbox" aria-label="Select all shown documents" checked={docs.length > 0 && chosen.length === docs.length} onChange={(e) => setSelected(e.currentTarget.checked ? new Set(docs.map((d) => d.id)) : new Set())} /></th>
+                <th><input type="checkbox" aria-label="Select all shown documents" checked={allChosen} onChange={(e) => chooseAll(e.currentTarget.checked)} /></th>
                 <th>Document</th><th>Status</th><th>Added</th><th><span class="skip">Actions</span></th>
               </tr>
             </thead>

@@ -100,7 +100,7 @@ export function KbListView() {
                     <td data-label="Documents">{kb.docCount}</td>
                     <td data-label="Widget">{kb.widgetEnabled ? 'on' : 'off'}</td>
                     <td data-label="Actions"><div class="row">
-                      <button type="button" onClick={() => setEditing(kb.id)} aria-label={`Rename or describe ${kb.name}`}>Edit</button>
+                      <button type="button" onClick={() => setEditing(kb.id)} aria-label={`Edit ${kb.name}`} title="Rename or describe">Edit</button>
                       <button type="button" class="danger" onClick={() => setDeleting(kb)} aria-label={`Delete ${kb.name}`}>Delete</button>
                     </div></td>
                   </tr>

@@ -43,8 +43,8 @@ export const KbDocuments = graphql(
   [DocumentFields],
 );
 
-export const UploadDocument = graphql(
-  `mutation UploadDocument($kbId: ID!, $file: File!) { uploadDocument(kbId: $kbId, file: $file) { ...DocumentFields } }`,
+export const UploadFile = graphql(
+  `mutation UploadFile($kbId: ID!, $file: File!) { uploadFile(kbId: $kbId, file: $file) { duplicate document { ...DocumentFields } } }`,
   [DocumentFields],
 );
 export const IngestUrl = graphql(
