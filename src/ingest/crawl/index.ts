@@ -27,6 +27,7 @@ export {
   type CrawlTransientCode,
 } from './errors.js';
 export { assertPublicUrl, parseCrawlUrl, type UrlGuardOptions, type AddressPolicy, type ResolveAll } from './url-guard.js';
+export { guardedPost } from './guarded-post.js';
 export { forbiddenAddressReason } from './address-policy.js';
 export {
   extractMainContent,

@@ -4,12 +4,12 @@
  * webhook secret>`, so the receiver can check who sent it and refuse replays. Any answer but 2xx
  * throws, and graphile-worker retries with exponential backoff; the last attempt's failure is
  * recorded on the run (`regression.webhook: failed`). The URL is checked like a crawl's (no private
- * addresses unless CRAWL_ALLOW_PRIVATE), and redirects are not followed.
+ * addresses unless CRAWL_ALLOW_PRIVATE, also at connect time), and redirects are not followed.
  */
 import { createHmac } from 'node:crypto';
 import type { AppDeps } from '../../context';
 import type { EvalRunId } from '../../ids';
-import { assertPublicUrl } from '../../ingest/crawl';
+import { guardedPost, type UrlGuardOptions } from '../../ingest/crawl';
 import { toEvalRunDto } from './eval-dto';
 
 export const SIGNATURE_HEADER = 'x-groundwork-signature';
@@ -29,6 +29,8 @@ export async function deliverEvalWebhook(
   deps: Pick<AppDeps, 'db' | 'config' | 'logger'>,
   runId: EvalRunId,
   attempt: { number: number; max: number },
+  /** Test seam for DNS (UrlGuardOptions.resolve); production passes none. */
+  guard: Pick<UrlGuardOptions, 'resolve'> = {},
 ): Promise<'delivered' | 'skipped'> {
   const run = await deps.db.selectFrom('eval_runs').selectAll().where('id', '=', runId).executeTakeFirst();
   const kb = run && (await deps.db.selectFrom('knowledge_bases').select(['id', 'name', 'eval_settings']).where('id', '=', run.kb_id).executeTakeFirst());
@@ -38,16 +40,14 @@ export async function deliverEvalWebhook(
   const body = JSON.stringify({ type: 'eval.regression', kb: { id: kb.id, name: kb.name }, run: toEvalRunDto(run) });
   const timestamp = Math.floor(Date.now() / 1000);
   try {
-    await assertPublicUrl(url, { allowPrivate: deps.config.crawlAllowPrivate });
-    const res = await fetch(url, {
-      method: 'POST',
+    const status = await guardedPost(url, {
+      ...guard,
+      allowPrivate: deps.config.crawlAllowPrivate,
       headers: { 'content-type': 'application/json', 'user-agent': 'Groundwork-Webhook', [SIGNATURE_HEADER]: signWebhook(secret, timestamp, body) },
       body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(TIMEOUT_MS),
+      timeoutMs: TIMEOUT_MS,
     });
-    await res.body?.cancel();
-    if (res.status < 200 || res.status >= 300) throw new Error(`the webhook answered HTTP ${res.status}`);
+    if (status < 200 || status >= 300) throw new Error(`the webhook answered HTTP ${status}`);
   } catch (err) {
     deps.logger.warn({ err, runId, attempt: attempt.number }, 'eval webhook delivery failed');
     if (attempt.number >= attempt.max) await setDelivery(deps, runId, 'failed');
