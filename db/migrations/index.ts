@@ -26,6 +26,7 @@ import * as m1300 from './20261128_1300_vectors_indexed_later';
 import * as m1400 from './20261201_1400_document_language';
 import * as m0820 from './20261202_0820_anonymous_sessions';
 import * as m0821 from './20261202_0821_staged_uploads';
+import * as m0822 from './20261202_0822_document_warnings';
 
 /** Listed explicitly (not read from disk) so migrations work the same under tsx, vitest and bundlers. */
 export const migrations: Record<string, Migration> = {
@@ -56,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   '20261201_1400_document_language': m1400,
   '20261202_0820_anonymous_sessions': m0820,
   '20261202_0821_staged_uploads': m0821,
+  '20261202_0822_document_warnings': m0822,
 };

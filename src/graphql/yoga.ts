@@ -10,6 +10,7 @@ import { authenticateRequest, type HttpDeps } from '../http/authenticate-request
 import { createRateLimiter } from '../http/rate-limit';
 import type { GraphQLContext } from '../../schema/builder';
 import { countListNodes, createNodeBudget, graphqlLimitPlugins } from './limits';
+import { averageChunkChars, DEFAULT_CHUNK_CHARS } from '../services/documents/text-size';
 import { CSRF_HEADER, dashboardOrigin, readSessionCookie } from '../http/session-cookie';
 
 type ServerContext = { requestId: string; clientIp: string; setCookie: (cookie: string) => void };
@@ -52,7 +53,13 @@ export function createGraphQLHandler(deps: HttpDeps) {
         if (request.headers.get('x-api-key') || readSessionCookie(request.headers)) await auth();
         else await perIp.consume(`graphql-ip:${clientIp}`, points);
       };
-      return { requestId, deps, request, setCookie, auth, chargeCost, nodeBudget: createNodeBudget() } as GraphQLContext;
+      const chunkChars = async () => {
+        if (!request.headers.get('x-api-key') && !readSessionCookie(request.headers)) return DEFAULT_CHUNK_CHARS;
+        // Authenticated apart, charging nothing: the request's cost is charged once it is known (chargeCost).
+        const svc = await authenticateRequest(deps, request.headers, requestId, { sessionCookie: true, cost: 0, clientIp });
+        return averageChunkChars(svc);
+      };
+      return { requestId, deps, request, setCookie, auth, chargeCost, chunkChars, nodeBudget: createNodeBudget() } as GraphQLContext;
     },
     maskedErrors: {
       maskError(error) {

@@ -30,11 +30,11 @@ export async function authenticateRequest(
   if (session) {
     assertDashboardRequest(headers, { trustProxy: deps.config.trustProxy });
     const { org, sessionId } = await authenticateAdminSession(deps, session);
-    await deps.rateLimiter.consume(sessionId, opts.cost ?? 1);
+    if (opts.cost !== 0) await deps.rateLimiter.consume(sessionId, opts.cost ?? 1);
     return createContext(deps, org, { requestId, receivedAt: opts.receivedAt });
   }
   const { org, apiKeyId } = await authenticateThrottled(deps, apiKey, opts.clientIp ?? 'unknown');
-  await deps.rateLimiter.consume(apiKeyId, opts.cost ?? 1);
+  if (opts.cost !== 0) await deps.rateLimiter.consume(apiKeyId, opts.cost ?? 1);
   return createContext(deps, org, { apiKeyId, requestId, receivedAt: opts.receivedAt });
 }
 

@@ -5,6 +5,11 @@
  * downloaded at run time: langPath points into node_modules and the cache is off.
  *
  * One tesseract worker per process, created on first use (about 5 s) and ended after a minute idle.
+ *
+ * A page read with low confidence or text that does not look like words may be a scan fed in
+ * sideways or upside down: the rendered page is turned 90, 180 and 270 degrees and read again, and
+ * the best reading is kept (a rotated scan read upright gave "2 = 3 iB g 5 ZN E TE z 5 pos £").
+ * Every page says how sure the reading is (`confidence`, `quality`), so the caller can mark or refuse it.
  */
 import { createRequire } from 'node:module';
 import { PermanentIngestError } from './errors';
@@ -64,7 +69,48 @@ function releaseLater(): void {
   idleTimer.unref();
 }
 
-export type OcrPage = { page: number; text: string; confidence: number };
+/**
+ * `confidence`: tesseract's mean word confidence (0-100). `quality`: the share of the text's tokens
+ * that look like words (src/ingest/ocr.ts textQuality), 0-1. `rotation`: degrees the render was turned.
+ */
+export type OcrPage = { page: number; text: string; confidence: number; quality: number; rotation: number };
+
+/** A reading at least this sure is kept without trying other orientations. */
+export const OCR_SURE = { confidence: 70, quality: 0.6 } as const;
+const ROTATIONS = [90, 180, 270] as const;
+const MIN_TURNED_WORDS = 5;
+
+/**
+ * The share of whitespace-separated tokens that look like words: two or more letters cased as words
+ * are and with a vowel, or a number of two or more digits (punctuation around them ignored). Prose reads above 0.7; OCR of a page read sideways
+ * is a scatter of single letters, symbols and consonant runs, well under 0.4. Scripts without
+ * Latin vowels count every letter run as a word.
+ */
+export function textQuality(text: string): number {
+  const { words, tokens } = wordStats(text);
+  return tokens === 0 ? 0 : Math.min(1, words / tokens);
+}
+
+function wordStats(text: string): { words: number; tokens: number } {
+  const raw = text.split(/\s+/).filter(Boolean);
+  let words = 0;
+  for (const t of raw.map((r) => r.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''))) {
+    if (/^\p{N}{2,}([.,:/-]\p{N}+)*$|^\p{N}+[.,:/-]\p{N}+$/u.test(t)) words++;
+    else if (isWordShape(t) && (/[aeiouyàâäéèêëîïôöûüáíóúåæøœ]/i.test(t) || !/\p{Script=Latin}/u.test(t))) words++;
+  }
+  return { words, tokens: raw.length };
+}
+
+/** Two or more letters cased as words are: lower, Capitalised or CAPITALS ("iB" and "pOs" are not). */
+function isWordShape(t: string): boolean {
+  return /^[\p{L}'’-]{2,}$/u.test(t) && /^(\p{Lu}?[\p{Ll}'’-]+|[\p{Lu}'’-]+)$/u.test(t);
+}
+
+/**
+ * How good a reading is: its confidence times the words it found. The count matters: turned the
+ * wrong way, a faint scan can yield one confident scrap ("slypd") that outranks a page of real words.
+ */
+const score = (r: { confidence: number; text: string }) => (r.confidence / 100) * wordStats(r.text).words;
 
 /**
  * Renders and reads the given 1-based pages. Pages that fail to render are left out (the caller
@@ -101,8 +147,7 @@ export async function ocrPdfPages(bytes: Uint8Array, pages: number[], onPage?: (
       for (const [i, pageNumber] of pages.entries()) {
         try {
           const png = await renderPage(pdf, pageNumber, canvasFactory);
-          const { data } = await ocr.recognize(png);
-          out.push({ page: pageNumber, text: data.text, confidence: data.confidence });
+          out.push({ page: pageNumber, ...(await readBestOrientation(ocr, png)) });
         } catch (err) {
           if (err instanceof PermanentIngestError) throw err;
           // One unreadable page must not sink the document.
@@ -117,6 +162,36 @@ export async function ocrPdfPages(bytes: Uint8Array, pages: number[], onPage?: (
     busy--;
     releaseLater();
   }
+}
+
+async function readBestOrientation(ocr: OcrWorker, png: Buffer): Promise<Omit<OcrPage, 'page'>> {
+  const read = async (image: Buffer, rotation: number) => {
+    const { data } = await ocr.recognize(image);
+    return { text: data.text, confidence: data.confidence, quality: textQuality(data.text), rotation };
+  };
+  let best = await read(png, 0);
+  if (best.confidence >= OCR_SURE.confidence && best.quality >= OCR_SURE.quality) return best;
+  for (const rotation of ROTATIONS) {
+    const turned = await read(await rotatePng(png, rotation), rotation);
+    // Turned only for a clearly better reading of real text: a scrap of a few words read sideways is
+    // more likely noise than the upright page's unusual text (code, names, symbols).
+    if (wordStats(turned.text).words >= MIN_TURNED_WORDS && score(turned) > score(best) * 1.5) best = turned;
+    if (best.confidence >= OCR_SURE.confidence && best.quality >= OCR_SURE.quality) break;
+  }
+  return best;
+}
+
+/** The rendered page turned clockwise by `degrees` (90, 180 or 270). */
+async function rotatePng(png: Buffer, degrees: number): Promise<Buffer> {
+  const { createCanvas, loadImage } = await import('@napi-rs/canvas');
+  const image = await loadImage(png);
+  const sideways = degrees % 180 !== 0;
+  const canvas = createCanvas(sideways ? image.height : image.width, sideways ? image.width : image.height);
+  const ctx = canvas.getContext('2d');
+  ctx.translate(canvas.width / 2, canvas.height / 2);
+  ctx.rotate((degrees * Math.PI) / 180);
+  ctx.drawImage(image, -image.width / 2, -image.height / 2);
+  return canvas.encode('png');
 }
 
 type PdfDoc = Awaited<ReturnType<typeof import('unpdf').getDocumentProxy>>;
