@@ -13,7 +13,7 @@ import type { AppDeps, ServiceContext } from '../../context';
 import { createContext } from '../../context';
 import { AppError } from '../../errors';
 import type { BatchId } from '../../ids';
-import type { UploadReport } from './upload-batch';
+import type { UploadReport } from '../../../db/json-columns';
 import { acceptFile } from './ingest-upload';
 
 /** Files made into documents per job run before the batch yields its lane. */
