@@ -9,7 +9,7 @@
  * A page read with low confidence or text that does not look like words may be a scan fed in
  * sideways or upside down: the rendered page is turned 90, 180 and 270 degrees and read again, and
  * the best reading is kept (a rotated scan read upright gave "2 = 3 iB g 5 ZN E TE z 5 pos £").
- * Every page says how sure the reading is (`confidence`, `quality`), so the caller can mark or refuse it.
+ * Every page says how sure the reading is (`confidence`, `quality`); judgeOcrReading says what that is worth.
  */
 import { createRequire } from 'node:module';
 import { PermanentIngestError } from './errors';
@@ -75,30 +75,59 @@ function releaseLater(): void {
  */
 export type OcrPage = { page: number; text: string; confidence: number; quality: number; rotation: number };
 
-/** A reading at least this sure is kept without trying other orientations. */
+/** A reading at least this sure is kept without trying other orientations, and indexed without a warning. */
 export const OCR_SURE = { confidence: 70, quality: 0.6 } as const;
+/** A reading under both of these is noise, not text. */
+export const OCR_UNREADABLE = { confidence: 35, quality: 0.35 } as const;
+
+export type OcrVerdict = 'sure' | 'unsure' | 'unreadable';
+
+/**
+ * What a page's best reading is worth. Unreadable (left out of the index) only when tesseract's
+ * confidence AND the text's quality are both low: either alone happens on real pages. A confident
+ * reading of a label such as "pdf.js" or a row of codes has no word-shaped tokens, and a faint scan
+ * of real prose reads with low confidence; dropping those would lose text a person can use. Unsure
+ * (indexed, with a warning on the document) when either is under OCR_SURE.
+ */
+export function judgeOcrReading(r: { confidence: number; quality: number }): OcrVerdict {
+  if (r.confidence < OCR_UNREADABLE.confidence && r.quality < OCR_UNREADABLE.quality) return 'unreadable';
+  if (r.confidence < OCR_SURE.confidence || r.quality < OCR_SURE.quality) return 'unsure';
+  return 'sure';
+}
 const ROTATIONS = [90, 180, 270] as const;
 const MIN_TURNED_WORDS = 5;
 
 /**
- * The share of whitespace-separated tokens that look like words: two or more letters cased as words
- * are and with a vowel, or a number of two or more digits (punctuation around them ignored). Prose reads above 0.7; OCR of a page read sideways
- * is a scatter of single letters, symbols and consonant runs, well under 0.4. Scripts without
- * Latin vowels count every letter run as a word.
+ * The share of the text's letters and digits that stand in word-shaped tokens: words of four or more
+ * letters cased as words are and with a vowel, shorter ones only in lower case ("at", "the"; a short
+ * "RE" or "Sat" is what OCR makes of noise far more often than prose has them), and numbers of two
+ * or more digits; punctuation around a token is ignored. Weighted by length because OCR of noise or
+ * of a page read sideways is a scatter of short scraps that are sometimes word-shaped by chance:
+ * prose reads above 0.9, a page of noise under 0.35. Scripts without Latin vowels count every
+ * letter run as a word.
  */
 export function textQuality(text: string): number {
-  const { words, tokens } = wordStats(text);
-  return tokens === 0 ? 0 : Math.min(1, words / tokens);
+  let good = 0;
+  let all = 0;
+  for (const t of tokens(text)) {
+    const n = countMatches(t, /[\p{L}\p{N}]/gu);
+    all += Math.max(1, n);
+    if (isNumber(t)) good += n;
+    else if (isWord(t) && (letterCount(t) >= 4 || /^\p{Ll}/u.test(t))) good += n;
+  }
+  return all === 0 ? 0 : Math.min(1, good / all);
 }
 
+const countMatches = (t: string, re: RegExp) => t.match(re)?.length ?? 0;
+const letterCount = (t: string) => t.replace(/['’-]/g, '').length;
+const tokens = (text: string) => text.split(/\s+/).filter(Boolean).map((r) => r.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''));
+const isNumber = (t: string) => /^\p{N}{2,}([.,:/-]\p{N}+)*$|^\p{N}+[.,:/-]\p{N}+$/u.test(t);
+const isWord = (t: string) => isWordShape(t) && (/[aeiouyàâäéèêëîïôöûüáíóúåæøœ]/i.test(t) || !/\p{Script=Latin}/u.test(t));
+
+/** Word-shaped tokens (any length) and all tokens: how many real words a reading found. */
 function wordStats(text: string): { words: number; tokens: number } {
-  const raw = text.split(/\s+/).filter(Boolean);
-  let words = 0;
-  for (const t of raw.map((r) => r.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''))) {
-    if (/^\p{N}{2,}([.,:/-]\p{N}+)*$|^\p{N}+[.,:/-]\p{N}+$/u.test(t)) words++;
-    else if (isWordShape(t) && (/[aeiouyàâäéèêëîïôöûüáíóúåæøœ]/i.test(t) || !/\p{Script=Latin}/u.test(t))) words++;
-  }
-  return { words, tokens: raw.length };
+  const all = tokens(text);
+  return { words: all.filter((t) => isNumber(t) || isWord(t)).length, tokens: all.length };
 }
 
 /** Two or more letters cased as words are: lower, Capitalised or CAPITALS ("iB" and "pOs" are not). */
@@ -170,13 +199,13 @@ async function readBestOrientation(ocr: OcrWorker, png: Buffer): Promise<Omit<Oc
     return { text: data.text, confidence: data.confidence, quality: textQuality(data.text), rotation };
   };
   let best = await read(png, 0);
-  if (best.confidence >= OCR_SURE.confidence && best.quality >= OCR_SURE.quality) return best;
+  if (judgeOcrReading(best) === 'sure') return best;
   for (const rotation of ROTATIONS) {
     const turned = await read(await rotatePng(png, rotation), rotation);
     // Turned only for a clearly better reading of real text: a scrap of a few words read sideways is
     // more likely noise than the upright page's unusual text (code, names, symbols).
     if (wordStats(turned.text).words >= MIN_TURNED_WORDS && score(turned) > score(best) * 1.5) best = turned;
-    if (best.confidence >= OCR_SURE.confidence && best.quality >= OCR_SURE.quality) break;
+    if (judgeOcrReading(best) === 'sure') break;
   }
   return best;
 }

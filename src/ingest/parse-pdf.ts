@@ -9,7 +9,7 @@
  */
 import { getDocumentProxy, getResolvedPDFJS } from 'unpdf';
 import { checkPdfInflation, PDF_INFLATION_RATIO, PDF_MAX_TOTAL_BYTES, pdfInflationLimits, type PdfInflationCheck } from './pdf-inflation';
-import { OCR_SURE, ocrPdfPages } from './ocr';
+import { judgeOcrReading, ocrPdfPages } from './ocr';
 import type { DocumentWarning } from './types';
 import { helperFrom, PDF_OPEN_OPTIONS, readPagesInHelper, type PagesRead } from './pdf-pages-thread';
 import { UnmappedGlyphs } from './pdf-ligatures';
@@ -418,24 +418,23 @@ export async function parsePdf(bytes: Uint8Array, options: ParsePdfOptions = {})
 
     const ocrPages: number[] = [];
     // OCR readings too unsure to index, and those indexed but worth a person's look.
-    const unreadable: Array<{ page: number; confidence: number }> = [];
-    const unsure: Array<{ page: number; confidence: number }> = [];
+    const unreadable: OcrDoubt[] = [];
+    const unsure: OcrDoubt[] = [];
     if (scanned.length > 0 && ocrMax > 0) {
       const chosen = scanned.slice(0, ocrMax);
       options.onProgress?.({ stage: 'ocr', done: 0, total: chosen.length, unit: 'pages' });
       const read = await ocrPdfPages(bytes, chosen, (done) => options.onProgress?.({ stage: 'ocr', done, total: chosen.length, unit: 'pages' }));
-      for (const { page, text, confidence, quality } of read) {
+      for (const reading of read) {
+        const { page, text, confidence, quality } = reading;
         const paragraphs = ocrParagraphs(text);
-        // A scanned page with (almost) nothing legible is unreadable, like one read as noise.
-        if (countMatches(paragraphs.map((p) => p.text).join(' '), /[\p{L}\p{N}]/gu) < MIN_CHARS_FOR_OCR_PAGE) {
-          unreadable.push({ page, confidence });
+        // A scanned page with (almost) nothing legible is unreadable whatever tesseract's confidence.
+        const legible = countMatches(paragraphs.map((p) => p.text).join(' '), /[\p{L}\p{N}]/gu) >= MIN_CHARS_FOR_OCR_PAGE;
+        const verdict = legible ? judgeOcrReading(reading) : 'unreadable';
+        if (verdict === 'unreadable') {
+          unreadable.push({ page, confidence, quality });
           continue;
         }
-        if (confidence < OCR_UNREADABLE.confidence || quality < OCR_UNREADABLE.quality) {
-          unreadable.push({ page, confidence });
-          continue;
-        }
-        if (confidence < OCR_SURE.confidence || quality < OCR_SURE.quality) unsure.push({ page, confidence });
+        if (verdict === 'unsure') unsure.push({ page, confidence, quality });
         pages[page - 1] = paragraphs;
         ocrPages.push(page);
         textPages++;
@@ -491,17 +490,21 @@ export async function parsePdf(bytes: Uint8Array, options: ParsePdfOptions = {})
   }
 }
 
-/** Below this an OCR reading is not indexed at all: it is noise, not text. */
-const OCR_UNREADABLE = { confidence: 35, quality: 0.35 } as const;
+type OcrDoubt = { page: number; confidence: number; quality: number };
 
-const pageList = (pages: Array<{ page: number }>) => `${pages.length === 1 ? 'page' : 'pages'} ${pages.map((p) => p.page).join(', ')}`;
+const pageList = (pages: OcrDoubt[]) => `${pages.length === 1 ? 'page' : 'pages'} ${pages.map((p) => p.page).join(', ')}`;
 
 /** What a person should check on a document OCR was unsure of. */
-function ocrWarnings(unsure: Array<{ page: number; confidence: number }>, unreadable: Array<{ page: number; confidence: number }>): DocumentWarning[] {
+function ocrWarnings(unsure: OcrDoubt[], unreadable: OcrDoubt[]): DocumentWarning[] {
   const out: DocumentWarning[] = [];
   if (unsure.length > 0) {
     const worst = Math.round(Math.min(...unsure.map((u) => u.confidence)));
-    out.push({ code: 'ocr_unsure', message: `OCR was unsure of ${pageList(unsure)} (confidence down to ${worst}%): their text may be wrong`, pages: unsure.map((u) => u.page) });
+    const words = Math.round(100 * Math.min(...unsure.map((u) => u.quality)));
+    out.push({
+      code: 'ocr_unsure',
+      message: `OCR was unsure of ${pageList(unsure)} (confidence down to ${worst}%, word-shaped text down to ${words}%): their text may be wrong`,
+      pages: unsure.map((u) => u.page),
+    });
   }
   if (unreadable.length > 0) {
     out.push({ code: 'ocr_unreadable', message: `OCR could not read ${pageList(unreadable)}; they are left out of the index`, pages: unreadable.map((u) => u.page) });
