@@ -34,7 +34,7 @@ import {
 import { MAX_DOCUMENT_PAGE } from '../services/documents/list-documents';
 import type { Plugin } from 'graphql-yoga';
 import { AppError, ERROR_CODES, toAppError } from '../errors';
-import { assertWithinReadBudget, readPoints, ROW_BYTES } from '../http/read-cost';
+import { assertWithinReadBudget, READ_BUDGET_BYTES, readPoints, ROW_BYTES } from '../http/read-cost';
 
 export const GRAPHQL_LIMITS = {
   maxTokens: 2_000,
@@ -46,8 +46,12 @@ export const GRAPHQL_LIMITS = {
   maxNodes: 10_000,
   /** Rate-limit points per this many estimated nodes (when more than the root fields). */
   nodesPerPoint: 100,
-  /** The serialized result; beyond it the client gets an error instead of the data. */
-  maxResponseBytes: 8 * 1024 * 1024,
+  /**
+   * The serialized result; beyond it the client gets an error instead of the data. The read budget
+   * (src/http/read-cost.ts) refuses most such reads before they run; this catches an estimate that
+   * was wrong (chunks far longer than the organisation's average).
+   */
+  maxResponseBytes: READ_BUDGET_BYTES,
 } as const;
 
 /** Paged fields: the largest `first` each accepts (the services' own maxima). */

@@ -6,7 +6,7 @@ import { GraphQLError } from 'graphql';
 import { createYoga } from 'graphql-yoga';
 import { schema } from '../../schema/index';
 import { ERROR_CODES, publicDetails, toAppError } from '../errors';
-import { authenticateRequest, type HttpDeps } from '../http/authenticate-request';
+import { identifyRequest, type HttpDeps } from '../http/authenticate-request';
 import { createRateLimiter } from '../http/rate-limit';
 import type { GraphQLContext } from '../../schema/builder';
 import { countListNodes, createNodeBudget, graphqlLimitPlugins } from './limits';
@@ -43,22 +43,25 @@ export function createGraphQLHandler(deps: HttpDeps) {
     logging: false,
     context: ({ request, requestId, clientIp, setCookie }) => {
       let authed: ReturnType<GraphQLContext['auth']> | undefined;
+      let identified: ReturnType<typeof identifyRequest> | undefined;
       let cost = 1;
+      const credentialed = Boolean(request.headers.get('x-api-key') || readSessionCookie(request.headers));
       // GraphQL alone accepts the dashboard's session cookie (under the origin and CSRF rules).
-      const auth = () => (authed ??= authenticateRequest(deps, request.headers, requestId, { sessionCookie: true, cost, clientIp }));
+      const identify = () => (identified ??= identifyRequest(deps, request.headers, requestId, { sessionCookie: true, clientIp }));
+      const auth = () =>
+        (authed ??= identify().then(async ({ ctx, charge }) => {
+          await charge(cost);
+          return ctx;
+        }));
       // Called once before execution (src/graphql/limits.ts): the whole request's cost is charged up front,
       // to the key or dashboard session when there is one, else to the client's IP.
       const chargeCost = async (points: number) => {
         cost = points;
-        if (request.headers.get('x-api-key') || readSessionCookie(request.headers)) await auth();
+        if (credentialed) await auth();
         else await perIp.consume(`graphql-ip:${clientIp}`, points);
       };
-      const chunkChars = async () => {
-        if (!request.headers.get('x-api-key') && !readSessionCookie(request.headers)) return DEFAULT_CHUNK_CHARS;
-        // Authenticated apart, charging nothing: the request's cost is charged once it is known (chargeCost).
-        const svc = await authenticateRequest(deps, request.headers, requestId, { sessionCookie: true, cost: 0, clientIp });
-        return averageChunkChars(svc);
-      };
+      // Priced from the caller's own chunks, identified before its cost is known and charged.
+      const chunkChars = async () => (credentialed ? averageChunkChars((await identify()).ctx) : DEFAULT_CHUNK_CHARS);
       return { requestId, deps, request, setCookie, auth, chargeCost, chunkChars, nodeBudget: createNodeBudget() } as GraphQLContext;
     },
     maskedErrors: {

@@ -6,6 +6,7 @@
  * is priced as one request: the sum of its calls. GraphQL uses the same budget (src/graphql/limits.ts).
  */
 import { AppError } from '../errors';
+import { MAX_DOCUMENT_PAGE } from '../services/documents/list-documents';
 
 export const READ_BUDGET_BYTES = 4 * 1024 * 1024;
 export const BYTES_PER_POINT = 64 * 1024;
@@ -29,8 +30,9 @@ export function assertWithinReadBudget(bytes: number, how: string): void {
 /** Rows each tRPC read may return (its `limit`, or the service's default) and whether they carry chunk text. */
 const TRPC_READS: Record<string, { limit: number; max: number; text: boolean }> = {
   'documents.chunks': { limit: 50, max: 200, text: true },
-  'documents.list': { limit: 50, max: 200, text: false },
-  'chat.conversations': { limit: 50, max: 100, text: false },
+  // Without a limit every document is listed: assumed 50, as GraphQL's KnowledgeBase.documents is.
+  'documents.list': { limit: 50, max: MAX_DOCUMENT_PAGE, text: false },
+  'chat.conversations': { limit: 20, max: 100, text: false },
 };
 
 export type TrpcCall = { path: string; input: unknown };

@@ -100,7 +100,7 @@ export function createTrpcHandler(deps: HttpDeps) {
       endpoint: '/trpc',
       req: parsed.request,
       router: appRouter,
-      createContext: () => ({ deps, headers: request.headers, requestId, receivedAt, clientIp, calls, signal: request.signal }),
+      createContext: () => ({ deps, headers: request.headers, requestId, receivedAt, clientIp, calls }),
       // A refusal that says when to come back (rate limits, refused-key throttling) says it in the header too.
       responseMeta: ({ errors }) => {
         const retryAfter = Math.max(0, ...errors.map((e) => (e.cause as { details?: { retryAfter?: number } } | undefined)?.details?.retryAfter ?? 0));

@@ -12,7 +12,7 @@ import { assertWithinReadBudget, priceTrpcCalls, readPoints, type TrpcCall } fro
 import { averageChunkChars } from '../services/documents/text-size';
 
 /** `calls`: every call of the HTTP request (a batch holds several), priced together before any runs. */
-export type TrpcContext = { deps: HttpDeps; headers: Headers; requestId: string; receivedAt: number; clientIp: string; calls?: TrpcCall[]; signal?: AbortSignal };
+export type TrpcContext = { deps: HttpDeps; headers: Headers; requestId: string; receivedAt: number; clientIp: string; calls?: TrpcCall[] };
 
 /** One price per HTTP request, however many calls its batch holds (keyed by the shared context). */
 const priced = new WeakMap<object, Promise<void>>();
