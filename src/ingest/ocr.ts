@@ -96,6 +96,8 @@ export function judgeOcrReading(r: { confidence: number; quality: number }): Ocr
 }
 const ROTATIONS = [90, 180, 270] as const;
 const MIN_TURNED_WORDS = 5;
+/** An upright reading with fewer letters and digits than this is not tried in other orientations. */
+const MIN_TURNABLE_CHARS = 3;
 
 /**
  * The share of the text's letters and digits that stand in word-shaped tokens: words of four or more
@@ -200,6 +202,10 @@ async function readBestOrientation(ocr: OcrWorker, png: Buffer): Promise<Omit<Oc
   };
   let best = await read(png, 0);
   if (judgeOcrReading(best) === 'sure') return best;
+  // A page read as (next to) nothing is blank or a picture, not turned text, which reads as a scatter
+  // of symbols: three more readings of it cost ~3 s each and, on a page at the pixel bound, a
+  // decoded copy and a turned canvas of MAX_RENDER_PIXELS each.
+  if (countMatches(best.text, /[\p{L}\p{N}]/gu) < MIN_TURNABLE_CHARS) return best;
   for (const rotation of ROTATIONS) {
     const turned = await read(await rotatePng(png, rotation), rotation);
     // Turned only for a clearly better reading of real text: a scrap of a few words read sideways is
