@@ -4,6 +4,7 @@
  */
 import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable, Updateable } from 'kysely';
 import type { Chunk, DocumentIdentity, EvalExpectation, EvalPassage, EvalRunCase, EvalRegression, EvalRunSettings, EvalSummary, StoredEvalSettings, StoredVoiceSettings, UploadReport } from './json-columns';
+import type { DocumentWarning } from '../src/ingest/types';
 import type { AdminSessionId, ApiKeyId, BatchId, ChunkId, DocumentId, EvalCaseId, EvalRunId, KbId, MessageId, OrgId, SessionId } from '../src/ids';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -107,6 +108,8 @@ export interface DocumentsTable {
   progress_total: number | null;
   progress_unit: ProgressUnit | null;
   ocr_pages: ColumnType<number[], number[] | undefined, number[]>;
+  /** Caveats on a ready document (migration 0822): pages OCR was unsure of or could not read. */
+  warnings: ColumnType<DocumentWarning[], string | undefined, string>;
   recrawl: 'daily' | 'weekly' | null;
   last_crawled_at: Timestamp | null;
   next_crawl_at: Timestamp | null;

@@ -15,6 +15,8 @@ export type GraphQLContext = {
   auth: () => Promise<ServiceContext>;
   /** Charges the request's cost to its API key (or, without one, its IP); see src/graphql/limits.ts. */
   chargeCost: (points: number) => Promise<void>;
+  /** The caller's average chunk text length, for pricing reads by bytes (src/graphql/limits.ts). */
+  chunkChars: () => Promise<number>;
   /** Counts the nodes the request returns against its ceiling (src/graphql/limits.ts). */
   nodeBudget?: { spend(n: number): void };
 };

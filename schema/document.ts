@@ -41,6 +41,15 @@ const DocumentIdentityRef = builder.objectRef<NonNullable<DocumentDto['identity'
   }),
 });
 
+const DocumentWarningRef = builder.objectRef<DocumentDto['warnings'][number]>('DocumentWarning').implement({
+  description: 'A caveat on a ready document',
+  fields: (t) => ({
+    code: t.exposeString('code', { description: 'ocr_unsure (text may be wrong) or ocr_unreadable (pages left out)' }),
+    message: t.exposeString('message'),
+    pages: t.exposeIntList('pages'),
+  }),
+});
+
 export const DocumentRef = builder.objectRef<DocumentDto>('Document').implement({
   description: 'A file or crawled URL added to a knowledge base',
   fields: (t) => ({
@@ -63,6 +72,11 @@ export const DocumentRef = builder.objectRef<DocumentDto>('Document').implement(
       resolve: (d) => d.identity,
     }),
     ocrPages: t.exposeIntList('ocr_pages', { description: 'Pages whose text was read by OCR' }),
+    warnings: t.field({
+      type: [DocumentWarningRef],
+      description: 'What to check on a ready document: pages OCR was unsure of or could not read',
+      resolve: (d) => d.warnings,
+    }),
     language: t.exposeString('language', { nullable: true, description: 'The language of its text, detected at ingestion (ISO 639-1 where there is a code); null before it was (re-)ingested or with too little text to tell' }),
     recrawl: t.field({ type: RecrawlEnum, nullable: true, resolve: (d) => d.recrawl }),
     lastCrawledAt: t.field({ type: 'DateTime', nullable: true, resolve: (d) => d.last_crawled_at }),

@@ -34,6 +34,7 @@ import {
 import { MAX_DOCUMENT_PAGE } from '../services/documents/list-documents';
 import type { Plugin } from 'graphql-yoga';
 import { AppError, ERROR_CODES, toAppError } from '../errors';
+import { assertWithinReadBudget, READ_BUDGET_BYTES, readPoints, ROW_BYTES } from '../http/read-cost';
 
 export const GRAPHQL_LIMITS = {
   maxTokens: 2_000,
@@ -45,8 +46,12 @@ export const GRAPHQL_LIMITS = {
   maxNodes: 10_000,
   /** Rate-limit points per this many estimated nodes (when more than the root fields). */
   nodesPerPoint: 100,
-  /** The serialized result; beyond it the client gets an error instead of the data. */
-  maxResponseBytes: 8 * 1024 * 1024,
+  /**
+   * The serialized result; beyond it the client gets an error instead of the data. The read budget
+   * (src/http/read-cost.ts) refuses most such reads before they run; this catches an estimate that
+   * was wrong (chunks far longer than the organisation's average).
+   */
+  maxResponseBytes: READ_BUDGET_BYTES,
 } as const;
 
 /** Paged fields: the largest `first` each accepts (the services' own maxima). */
@@ -72,13 +77,41 @@ const DEFAULT_LIST_SIZE = 10;
  * its range, so the error names the argument the client wrote.
  */
 export function estimateNodes(schema: GraphQLSchema, document: DocumentNode, operationName?: string | null, variables?: Record<string, unknown> | null): number {
+  return estimateRead(schema, document, operationName, variables).nodes;
+}
+
+/** Text fields as long as the organisation's chunks; any other leaf is assumed LEAF_BYTES. */
+const TEXT_FIELDS = new Set(['Chunk.text']);
+const LEAF_BYTES = 24;
+
+/**
+ * The nodes an operation may return and the bytes it may read: each list's items times their
+ * selected leaves, a chunk's text at `chunkChars` (the organisation's average, src/services/documents/text-size.ts).
+ */
+export function estimateRead(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName?: string | null,
+  variables?: Record<string, unknown> | null,
+  chunkChars = 1000,
+): { nodes: number; bytes: number } {
+  let bytes = 0;
+  const leafBytes = (type: GraphQLCompositeType, set: SelectionSetNode): number => {
+    if (!isObjectType(type)) return ROW_BYTES;
+    let n = 0;
+    for (const s of set.selections) {
+      if (s.kind !== Kind.FIELD || s.selectionSet) continue;
+      n += TEXT_FIELDS.has(`${type.name}.${s.name.value}`) ? chunkChars : LEAF_BYTES;
+    }
+    return n;
+  };
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
   const operations = document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
   const operation = operations.find((o) => !operationName || o.name?.value === operationName) ?? operations[0];
-  if (!operation) return 0;
+  if (!operation) return { nodes: 0, bytes: 0 };
   const root = operation.operation === 'query' ? schema.getQueryType() : operation.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
-  if (!root) return 0;
+  if (!root) return { nodes: 0, bytes: 0 };
   const vars = variables ?? {};
 
   const visit = (type: GraphQLCompositeType, set: SelectionSetNode, multiplier: number, pageSize: number | null): number => {
@@ -113,6 +146,7 @@ export function estimateNodes(schema: GraphQLSchema, document: DocumentNode, ope
         nodes += visit(inner, s.selectionSet, multiplier, first);
       } else if (isListType(getNullableType(def.type))) {
         const size = pageSize ?? ASSUMED_SIZE[key] ?? DEFAULT_LIST_SIZE;
+        bytes += multiplier * size * leafBytes(inner, s.selectionSet);
         nodes += multiplier * size + visit(inner, s.selectionSet, multiplier * size, null);
       } else {
         nodes += visit(inner, s.selectionSet, multiplier, null);
@@ -120,7 +154,8 @@ export function estimateNodes(schema: GraphQLSchema, document: DocumentNode, ope
     }
     return nodes;
   };
-  return visit(root, operation.selectionSet, 1, null);
+  const nodes = visit(root, operation.selectionSet, 1, null);
+  return { nodes, bytes };
 }
 
 /** The nodes a request returns, counted as list fields resolve; throws once past the ceiling. */
@@ -211,6 +246,8 @@ type CostContext = {
   nodeBudget?: NodeBudget;
   /** Charges the request's cost: to its API key when it has one, otherwise to its IP. */
   chargeCost: (cost: number) => Promise<void>;
+  /** The caller's average chunk text length (a default for keyless requests). */
+  chunkChars: () => Promise<number>;
 };
 
 function costPlugin(): Plugin<CostContext> {
@@ -223,14 +260,17 @@ function costPlugin(): Plugin<CostContext> {
       if (rootFields > GRAPHQL_LIMITS.maxCost) {
         throw new AppError('invalid_input', `The request asks for ${rootFields} root fields; at most ${GRAPHQL_LIMITS.maxCost} are allowed in one request`);
       }
-      const nodes = estimateNodes(args.schema, args.document, args.operationName, args.variableValues as Record<string, unknown> | null);
+      const chunkChars = await args.contextValue.chunkChars();
+      const { nodes, bytes } = estimateRead(args.schema, args.document, args.operationName, args.variableValues as Record<string, unknown> | null, chunkChars);
       if (nodes > GRAPHQL_LIMITS.maxNodes) {
         throw new AppError(
           'invalid_input',
           `The request may return ${nodes.toLocaleString('en')} nodes (each list's "first" or assumed size, multiplied through its nesting); at most ${GRAPHQL_LIMITS.maxNodes.toLocaleString('en')} are allowed in one request`,
         );
       }
-      await args.contextValue.chargeCost(Math.max(rootFields, Math.ceil(nodes / GRAPHQL_LIMITS.nodesPerPoint)));
+      // Priced by the bytes it will read too: 10,000 chunk texts pass the node ceiling and read 12 MB.
+      assertWithinReadBudget(bytes, 'each list\'s "first" or assumed size, multiplied through its nesting, chunk text at this organisation\'s average length');
+      await args.contextValue.chargeCost(Math.max(rootFields, Math.ceil(nodes / GRAPHQL_LIMITS.nodesPerPoint), readPoints(bytes)));
     } catch (err) {
       stop({ errors: [appGraphQLError(toAppError(err))] });
     }

@@ -6,10 +6,11 @@ import { GraphQLError } from 'graphql';
 import { createYoga } from 'graphql-yoga';
 import { schema } from '../../schema/index';
 import { AppError, ERROR_CODES, publicDetails, toAppError } from '../errors';
-import { authenticateRequest, type HttpDeps } from '../http/authenticate-request';
+import { identifyRequest, type HttpDeps } from '../http/authenticate-request';
 import { createRateLimiter } from '../http/rate-limit';
 import type { GraphQLContext } from '../../schema/builder';
 import { countListNodes, createNodeBudget, graphqlLimitPlugins } from './limits';
+import { averageChunkChars, DEFAULT_CHUNK_CHARS } from '../services/documents/text-size';
 import { CSRF_HEADER, dashboardOrigin, readSessionCookie } from '../http/session-cookie';
 
 type ServerContext = { requestId: string; clientIp: string; setCookie: (cookie: string) => void };
@@ -42,9 +43,16 @@ export function createGraphQLHandler(deps: HttpDeps) {
     logging: false,
     context: ({ request, requestId, clientIp, setCookie }) => {
       let authed: ReturnType<GraphQLContext['auth']> | undefined;
+      let identified: ReturnType<typeof identifyRequest> | undefined;
       let cost = 1;
+      const credentialed = Boolean(request.headers.get('x-api-key') || readSessionCookie(request.headers));
       // GraphQL alone accepts the dashboard's session cookie (under the origin and CSRF rules).
-      const auth = () => (authed ??= authenticateRequest(deps, request.headers, requestId, { sessionCookie: true, cost, clientIp }));
+      const identify = () => (identified ??= identifyRequest(deps, request.headers, requestId, { sessionCookie: true, clientIp }));
+      const auth = () =>
+        (authed ??= identify().then(async ({ ctx, charge }) => {
+          await charge(cost);
+          return ctx;
+        }));
       // Called once before execution (src/graphql/limits.ts): the whole request's cost is charged up front,
       // to the key or dashboard session when there is one, else to the client's IP.
       const chargeCost = async (points: number) => {
@@ -62,7 +70,18 @@ export function createGraphQLHandler(deps: HttpDeps) {
         }
         await perIp.consume(`graphql-ip:${clientIp}`, points);
       };
-      return { requestId, deps, request, setCookie, auth, chargeCost, nodeBudget: createNodeBudget() } as GraphQLContext;
+      // Priced from the caller's own chunks, identified before its cost is known and charged.
+      const chunkChars = async () => {
+        if (!credentialed) return DEFAULT_CHUNK_CHARS;
+        try {
+          return averageChunkChars((await identify()).ctx);
+        } catch (err) {
+          // An ended session cookie is priced like a keyless request (see chargeCost).
+          if (request.headers.get('x-api-key') || !(err instanceof AppError) || err.code !== 'unauthorized') throw err;
+          return DEFAULT_CHUNK_CHARS;
+        }
+      };
+      return { requestId, deps, request, setCookie, auth, chargeCost, chunkChars, nodeBudget: createNodeBudget() } as GraphQLContext;
     },
     maskedErrors: {
       maskError(error) {

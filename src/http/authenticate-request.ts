@@ -25,17 +25,31 @@ export async function authenticateRequest(
    */
   opts: { sessionCookie?: boolean; cost?: number; receivedAt?: number; clientIp?: string } = {},
 ): Promise<ServiceContext> {
+  const { ctx, charge } = await identifyRequest(deps, headers, requestId, opts);
+  await charge(opts.cost ?? 1);
+  return ctx;
+}
+
+/**
+ * Who is calling, with the rate limit not yet charged: `charge(points)` charges the key or dashboard
+ * session once the request's cost is known. GraphQL prices a read from the caller's own chunk sizes
+ * before charging it (src/graphql/limits.ts), and this lets it do so with one key lookup.
+ */
+export async function identifyRequest(
+  deps: HttpDeps,
+  headers: Headers,
+  requestId: string,
+  opts: { sessionCookie?: boolean; receivedAt?: number; clientIp?: string } = {},
+): Promise<{ ctx: ServiceContext; charge: (points: number) => Promise<void> }> {
   const apiKey = headers.get('x-api-key');
   const session = opts.sessionCookie && !apiKey ? readSessionCookie(headers) : null;
   if (session) {
     assertDashboardRequest(headers, { trustProxy: deps.config.trustProxy });
     const { org, sessionId } = await authenticateAdminSession(deps, session);
-    await deps.rateLimiter.consume(sessionId, opts.cost ?? 1);
-    return createContext(deps, org, { requestId, receivedAt: opts.receivedAt });
+    return { ctx: createContext(deps, org, { requestId, receivedAt: opts.receivedAt }), charge: (points) => deps.rateLimiter.consume(sessionId, points) };
   }
   const { org, apiKeyId } = await authenticateThrottled(deps, apiKey, opts.clientIp ?? 'unknown');
-  await deps.rateLimiter.consume(apiKeyId, opts.cost ?? 1);
-  return createContext(deps, org, { apiKeyId, requestId, receivedAt: opts.receivedAt });
+  return { ctx: createContext(deps, org, { apiKeyId, requestId, receivedAt: opts.receivedAt }), charge: (points) => deps.rateLimiter.consume(apiKeyId, points) };
 }
 
 /** A presented key from an address (or for a prefix) that keeps failing is refused before its lookup. */

@@ -9,7 +9,8 @@
  */
 import { getDocumentProxy, getResolvedPDFJS } from 'unpdf';
 import { checkPdfInflation, PDF_INFLATION_RATIO, PDF_MAX_TOTAL_BYTES, pdfInflationLimits, type PdfInflationCheck } from './pdf-inflation';
-import { ocrPdfPages } from './ocr';
+import { judgeOcrReading, ocrPdfPages } from './ocr';
+import type { DocumentWarning } from './types';
 import { helperFrom, PDF_OPEN_OPTIONS, readPagesInHelper, type PagesRead } from './pdf-pages-thread';
 import { UnmappedGlyphs } from './pdf-ligatures';
 import { PermanentIngestError } from './errors';
@@ -416,13 +417,24 @@ export async function parsePdf(bytes: Uint8Array, options: ParsePdfOptions = {})
     }
 
     const ocrPages: number[] = [];
+    // OCR readings too unsure to index, and those indexed but worth a person's look.
+    const unreadable: OcrDoubt[] = [];
+    const unsure: OcrDoubt[] = [];
     if (scanned.length > 0 && ocrMax > 0) {
       const chosen = scanned.slice(0, ocrMax);
       options.onProgress?.({ stage: 'ocr', done: 0, total: chosen.length, unit: 'pages' });
       const read = await ocrPdfPages(bytes, chosen, (done) => options.onProgress?.({ stage: 'ocr', done, total: chosen.length, unit: 'pages' }));
-      for (const { page, text } of read) {
+      for (const reading of read) {
+        const { page, text, confidence, quality } = reading;
         const paragraphs = ocrParagraphs(text);
-        if (countMatches(paragraphs.map((p) => p.text).join(' '), /[\p{L}\p{N}]/gu) < MIN_CHARS_FOR_OCR_PAGE) continue;
+        // A scanned page with (almost) nothing legible is unreadable whatever tesseract's confidence.
+        const legible = countMatches(paragraphs.map((p) => p.text).join(' '), /[\p{L}\p{N}]/gu) >= MIN_CHARS_FOR_OCR_PAGE;
+        const verdict = legible ? judgeOcrReading(reading) : 'unreadable';
+        if (verdict === 'unreadable') {
+          unreadable.push({ page, confidence, quality });
+          continue;
+        }
+        if (verdict === 'unsure') unsure.push({ page, confidence, quality });
         pages[page - 1] = paragraphs;
         ocrPages.push(page);
         textPages++;
@@ -453,7 +465,9 @@ export async function parsePdf(bytes: Uint8Array, options: ParsePdfOptions = {})
           ? ''
           : ocrMax === 0
             ? ' OCR is turned off (OCR_MAX_PAGES=0).'
-            : ' OCR found no readable text on its scanned pages.';
+            : unreadable.length > 0
+              ? ` OCR could not read ${unreadable.length === 1 ? 'its scanned page' : `any of its ${unreadable.length} scanned pages`} in any orientation (best confidence ${Math.round(Math.max(...unreadable.map((u) => u.confidence)))}%, text mostly not words): the scan may be too faint, blurred or noisy.`
+              : ' OCR found no readable text on its scanned pages.';
       throw new PermanentIngestError('no_text', `The PDF has no extractable text (scanned document?).${why}`);
     }
 
@@ -468,9 +482,32 @@ export async function parsePdf(bytes: Uint8Array, options: ParsePdfOptions = {})
     const cover = pages.find((p) => p.length > 0) ?? [];
     const opening = cover.slice(0, OPENING_PARAGRAPHS).map((p) => ({ text: cleanText(p.text).trim(), size: p.size })).filter((p) => p.text);
     const cues = { opening, running: running.filter((t) => !PAGE_NUMBER.test(t)) };
-    return { ...(title ? { title } : {}), cues, pages: pdf.numPages, sections, ...(ocrPages.length > 0 ? { ocrPages } : {}) };
+    const warnings = ocrWarnings(unsure, unreadable);
+    return { ...(title ? { title } : {}), cues, pages: pdf.numPages, sections, ...(ocrPages.length > 0 ? { ocrPages } : {}), ...(warnings.length > 0 ? { warnings } : {}) };
   } finally {
     await helper?.release();
     await pdf.destroy();
   }
+}
+
+type OcrDoubt = { page: number; confidence: number; quality: number };
+
+const pageList = (pages: OcrDoubt[]) => `${pages.length === 1 ? 'page' : 'pages'} ${pages.map((p) => p.page).join(', ')}`;
+
+/** What a person should check on a document OCR was unsure of. */
+function ocrWarnings(unsure: OcrDoubt[], unreadable: OcrDoubt[]): DocumentWarning[] {
+  const out: DocumentWarning[] = [];
+  if (unsure.length > 0) {
+    const worst = Math.round(Math.min(...unsure.map((u) => u.confidence)));
+    const words = Math.round(100 * Math.min(...unsure.map((u) => u.quality)));
+    out.push({
+      code: 'ocr_unsure',
+      message: `OCR was unsure of ${pageList(unsure)} (confidence down to ${worst}%, word-shaped text down to ${words}%): their text may be wrong`,
+      pages: unsure.map((u) => u.page),
+    });
+  }
+  if (unreadable.length > 0) {
+    out.push({ code: 'ocr_unreadable', message: `OCR could not read ${pageList(unreadable)}; they are left out of the index`, pages: unreadable.map((u) => u.page) });
+  }
+  return out;
 }

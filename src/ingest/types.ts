@@ -40,7 +40,12 @@ export interface ParsedDocument {
   sections: ParsedSection[];
   /** Pages whose text was read by OCR (1-based). */
   ocrPages?: number[];
+  /** What a person should check: the document is ready, but parts of it may be wrong or missing. */
+  warnings?: DocumentWarning[];
 }
+
+/** A caveat on a ready document (stored in documents.warnings, shown in the API and dashboard). */
+export type DocumentWarning = { code: 'ocr_unsure' | 'ocr_unreadable'; message: string; pages: number[] };
 
 /** A chunk is stored whole between ingestion steps, so its shape is the database's (db/json-columns.ts). */
 export type { Chunk } from '../../db/json-columns';

@@ -1,5 +1,6 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import type { HttpDeps } from '../http/authenticate-request';
+import type { TrpcCall } from '../http/read-cost';
 import { appRouter } from './router';
 
 /**
@@ -62,6 +63,22 @@ function tooLargeBatch(request: Request): Response | null {
   );
 }
 
+/** The calls a request holds, with their inputs, for pricing the whole request before any runs. */
+async function readCalls(request: Request): Promise<TrpcCall[]> {
+  const url = new URL(request.url);
+  const paths = url.pathname.replace(/^\/trpc\//, '').split(',');
+  const batch = url.searchParams.get('batch') === '1';
+  let raw: unknown = null;
+  try {
+    if (request.method === 'GET') raw = JSON.parse(url.searchParams.get('input') ?? 'null');
+    else if (/json/i.test(request.headers.get('content-type') ?? '')) raw = JSON.parse((await request.clone().text()) || 'null');
+  } catch {
+    raw = null;
+  }
+  const unwrap = (v: unknown) => (v && typeof v === 'object' && 'json' in v ? (v as { json: unknown }).json : v);
+  return paths.map((path, i) => ({ path, input: unwrap(batch ? (raw as Record<string, unknown> | null)?.[String(i)] : raw) }));
+}
+
 function parseError(request: Request, message: string): Response {
   const path = new URL(request.url).pathname.replace(/^\/trpc\//, '');
   return Response.json(
@@ -78,11 +95,12 @@ export function createTrpcHandler(deps: HttpDeps) {
     if (refused) return refused;
     const parsed = await parsedBody(request);
     if ('refusal' in parsed) return parsed.refusal;
+    const calls = await readCalls(parsed.request);
     return fetchRequestHandler({
       endpoint: '/trpc',
       req: parsed.request,
       router: appRouter,
-      createContext: () => ({ deps, headers: request.headers, requestId, receivedAt, clientIp }),
+      createContext: () => ({ deps, headers: request.headers, requestId, receivedAt, clientIp, calls }),
       // A refusal that says when to come back (rate limits, refused-key throttling) says it in the header too.
       responseMeta: ({ errors }) => {
         const retryAfter = Math.max(0, ...errors.map((e) => (e.cause as { details?: { retryAfter?: number } } | undefined)?.details?.retryAfter ?? 0));

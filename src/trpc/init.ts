@@ -7,8 +7,31 @@ import { ZodError } from 'zod';
 import { ERROR_CODES, publicDetails, toAppError, type AppError } from '../errors';
 import { authenticateRequest, type HttpDeps } from '../http/authenticate-request';
 import { zodErrorToAppError } from '../validation';
+import type { ServiceContext } from '../context';
+import { assertWithinReadBudget, priceTrpcCalls, readPoints, type TrpcCall } from '../http/read-cost';
+import { averageChunkChars } from '../services/documents/text-size';
 
-export type TrpcContext = { deps: HttpDeps; headers: Headers; requestId: string; receivedAt: number; clientIp: string };
+/** `calls`: every call of the HTTP request (a batch holds several), priced together before any runs. */
+export type TrpcContext = { deps: HttpDeps; headers: Headers; requestId: string; receivedAt: number; clientIp: string; calls?: TrpcCall[] };
+
+/** One price per HTTP request, however many calls its batch holds (keyed by the shared context). */
+const priced = new WeakMap<object, Promise<void>>();
+
+function priceRequest(ctx: TrpcContext, svc: ServiceContext): Promise<void> {
+  let price = priced.get(ctx);
+  if (!price) {
+    price = (async () => {
+      const bytes = priceTrpcCalls(ctx.calls ?? [], await averageChunkChars(svc));
+      const n = ctx.calls?.length ?? 1;
+      assertWithinReadBudget(bytes, n > 1 ? `a batch of ${n} calls, priced as one request` : 'its requested page size');
+      // Each call already cost a point when it authenticated; the rest of the work is charged once.
+      const extra = readPoints(bytes) - n;
+      if (extra > 0 && svc.apiKeyId) await ctx.deps.rateLimiter.consume(svc.apiKeyId, extra);
+    })();
+    priced.set(ctx, price);
+  }
+  return price;
+}
 
 const appErrorOf = (err: TRPCError): AppError | null => {
   const cause = err.cause;
@@ -52,5 +75,6 @@ export const router = t.router;
 /** Every procedure needs an API key; `ctx.svc` is the same ServiceContext REST and GraphQL use. */
 export const authedProcedure = t.procedure.use(errorBoundary).use(async ({ ctx, next }) => {
   const svc = await authenticateRequest(ctx.deps, ctx.headers, ctx.requestId, { receivedAt: ctx.receivedAt, clientIp: ctx.clientIp });
+  await priceRequest(ctx, svc);
   return next({ ctx: { ...ctx, svc } });
 });

@@ -55,6 +55,11 @@ describe('OCR', () => {
       expect(chunks.every((c) => c.page === 1), file).toBe(true);
       expect(chunks.map((c) => c.text).join(' '), file).toMatch(expected);
     }
+    // scan-bad.pdf reads "| pdf.js" with high confidence but no word-shaped text: kept, with a
+    // warning, not dropped as unreadable (that needs both to be low); the prose page is sure.
+    const warningsOf = async (i: number) => (await api.get(`/api/kbs/${kbId}/documents/${ids[i]}`)).body.document.warnings;
+    expect(await warningsOf(0)).toEqual([{ code: 'ocr_unsure', pages: [1], message: expect.stringMatching(/OCR was unsure of page 1 \(confidence down to \d+%/) }]);
+    expect(await warningsOf(1)).toEqual([]);
     // Digital PDFs are not OCR'd.
     const digital = await uploadFile(t.app, key, kbId, { name: 'paper.pdf', bytes: readFileSync(path.join(DOCS, 'layout-parser-paper-with-empty-pages.pdf')) });
     await runQueuedJobs(t);

@@ -3,7 +3,7 @@ import { graphql } from './gql';
 
 export const DocumentFields = graphql(`
   fragment DocumentFields on Document {
-    id kbId filename source status chunkCount error errorSummary sizeBytes pages createdAt updatedAt
+    id kbId filename source status chunkCount error errorSummary sizeBytes pages createdAt updatedAt warnings { code message pages }
     identity { subject kind period source } language
     stage progress { done total unit }
   }

@@ -17,7 +17,19 @@ export function since(iso: string, now = Date.now()): string {
 
 export const formatDate = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
 
-export function StatusBadge({ doc }: { doc: { status: string; chunkCount: number; updatedAt: string; error?: string | null; stage?: string | null; progress?: IngestProgress | null } }) {
+export function StatusBadge({
+  doc,
+}: {
+  doc: { status: string; chunkCount: number; updatedAt: string; error?: string | null; stage?: string | null; progress?: IngestProgress | null; warnings?: ReadonlyArray<{ message: string }> | null };
+}) {
+  // Ready but in doubt (OCR unsure or unreadable pages): not the green badge; the reasons on hover.
+  if (doc.status === 'ready' && doc.warnings && doc.warnings.length > 0) {
+    return (
+      <span class="badge processing" title={doc.warnings.map((w) => w.message).join('\n')} data-warnings={doc.warnings.length}>
+        Ready · check OCR · {doc.chunkCount} {doc.chunkCount === 1 ? 'chunk' : 'chunks'}
+      </span>
+    );
+  }
   if (doc.status === 'ready') return <span class="badge ready">Ready · {doc.chunkCount} {doc.chunkCount === 1 ? 'chunk' : 'chunks'}</span>;
   if (doc.status === 'failed') return <span class="badge failed">Failed</span>;
   const step = progressLabel(doc.stage, doc.progress);

@@ -34,6 +34,9 @@ export const ZDocument = z.object({
     .nullable(),
   /** Pages whose text was read by OCR (scans); empty when the text came from the file itself. */
   ocr_pages: z.array(z.number().int()),
+  warnings: z
+    .array(z.object({ code: z.enum(['ocr_unsure', 'ocr_unreadable']), message: z.string(), pages: z.array(z.number().int()) }))
+    .describe('What to check on a ready document: pages OCR was unsure of (their text may be wrong) or could not read (left out). Empty when nothing is in doubt'),
   language: z
     .string()
     .nullable()
@@ -67,6 +70,7 @@ export function toDocumentDto(d: DocumentRow): DocumentDto {
         : null,
     identity: d.identity ? { subject: d.identity.subject, kind: d.identity.kind, period: d.identity.period, source: d.identity.source } : null,
     ocr_pages: d.ocr_pages ?? [],
+    warnings: (typeof d.warnings === 'string' ? JSON.parse(d.warnings) : d.warnings) ?? [],
     language: d.language ?? null,
     recrawl: d.recrawl ?? null,
     last_crawled_at: d.last_crawled_at?.toISOString() ?? null,

@@ -19,6 +19,7 @@
  * as for storeChunksInSteps: while a big document is (re)ingested, searches see the passages
  * stored so far, not the old version's.
  */
+import type { DocumentWarning } from '../../ingest/types';
 import type { Db } from '../../../db/connect';
 import type { AppDeps } from '../../context';
 import type { DocumentId, KbId } from '../../ids';
@@ -44,7 +45,7 @@ const PENDING_BATCH_EMBEDDED = 200;
 export const ingestStepJobKey = (documentId: string) => `ingest_step:${documentId}`;
 
 type Doc = { id: DocumentId; kb_id: KbId; org_id: string };
-type Meta = { pages: number | null; title: string | null; identity: DocumentIdentity | null; ocrPages?: number[]; language?: Language | null };
+type Meta = { pages: number | null; title: string | null; identity: DocumentIdentity | null; ocrPages?: number[]; warnings?: DocumentWarning[]; language?: Language | null };
 
 export type StepOutcome = 'continued' | 'ready' | 'skipped';
 
@@ -79,6 +80,7 @@ export async function ingestInSteps(deps: AppDeps, doc: Doc, chunks: Chunk[], me
         title: meta.title ? storableText(meta.title) : null,
         identity: meta.identity ? JSON.stringify(meta.identity) : null,
         ocr_pages: meta.ocrPages ?? [],
+        warnings: JSON.stringify(meta.warnings ?? []),
         language: meta.language ?? null,
         updated_at: new Date(),
       })
@@ -106,7 +108,7 @@ export async function ingestInSteps(deps: AppDeps, doc: Doc, chunks: Chunk[], me
 export async function runIngestionStep(deps: AppDeps, documentId: DocumentId): Promise<StepOutcome> {
   const doc = await deps.db
     .selectFrom('documents')
-    .select(['id', 'kb_id', 'org_id', 'status', 'title', 'identity', 'pages', 'ocr_pages', 'language'])
+    .select(['id', 'kb_id', 'org_id', 'status', 'title', 'identity', 'pages', 'ocr_pages', 'warnings', 'language'])
     .where('id', '=', documentId)
     .executeTakeFirst();
   if (!doc) return 'skipped';
@@ -115,7 +117,7 @@ export async function runIngestionStep(deps: AppDeps, documentId: DocumentId): P
     return 'skipped';
   }
   const provider = deps.embeddings.default;
-  const storeMeta: StoreMeta = { pages: doc.pages, dimensions: provider.dimensions, model: provider.id, title: doc.title, identity: doc.identity, ocrPages: doc.ocr_pages, language: doc.language };
+  const storeMeta: StoreMeta = { pages: doc.pages, dimensions: provider.dimensions, model: provider.id, title: doc.title, identity: doc.identity, ocrPages: doc.ocr_pages, warnings: doc.warnings, language: doc.language };
   const [stored, remaining] = await Promise.all([countRows(deps.db, 'chunks', doc.id), countRows(deps.db, 'ingest_pending_chunks', doc.id)]);
   let after = -1;
   const source: StepSource = {

@@ -87,7 +87,7 @@ export async function runIngestion(
     if (chunks.length > INGEST_STEP_CHUNKS) {
       await progress.close();
       log.info({ chunks: chunks.length, steps: Math.ceil(chunks.length / INGEST_STEP_CHUNKS), ms: Math.round(performance.now() - started) }, 'document chunked; embedding in steps');
-      return ingestInSteps(deps, doc, chunks, { pages: parsed.pages ?? null, title, identity, ocrPages: parsed.ocrPages, language });
+      return ingestInSteps(deps, doc, chunks, { pages: parsed.pages ?? null, title, identity, ocrPages: parsed.ocrPages, warnings: parsed.warnings, language });
     }
     const embedded = await embedChunks(provider, chunks, title, onProgress, identity);
     await progress.close();
@@ -98,6 +98,7 @@ export async function runIngestion(
       title,
       identity,
       ocrPages: parsed.ocrPages,
+      warnings: parsed.warnings,
       language,
     }, { inSteps: deps.config.database.kind === 'embedded' });
     if (!stored) return 'skipped';

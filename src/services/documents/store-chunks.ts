@@ -3,6 +3,7 @@
  * chunks or the new ones, and a retry after a crash can never leave duplicates behind (on the
  * embedded database a big document is written in steps instead: see storeChunksInSteps).
  */
+import type { DocumentWarning } from '../../ingest/types';
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../../db/types';
 import type { Db } from '../../../db/connect';
@@ -45,6 +46,7 @@ export type StoreMeta = {
   title?: string | null;
   identity?: DocumentIdentity | null;
   ocrPages?: number[];
+  warnings?: DocumentWarning[];
   /** The document's language (text/language.ts): each chunk is indexed with its stemmer, or with its own chunk's where that differs. */
   language?: Language | null;
 };
@@ -135,6 +137,7 @@ export async function markReady(trx: Transaction<Database>, documentId: Document
       title: meta.title ? storableText(meta.title) : null,
       identity: meta.identity ? JSON.stringify(storableIdentity(meta.identity)) : null,
       ocr_pages: meta.ocrPages ?? [],
+      warnings: JSON.stringify(meta.warnings ?? []),
       language: meta.language ?? null,
       ...NO_PROGRESS,
       updated_at: new Date(),
