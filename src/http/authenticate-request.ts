@@ -58,7 +58,9 @@ async function authenticateThrottled(deps: HttpDeps, apiKey: string | null, addr
   const prefix = apiKeyPrefix(apiKey.trim());
   await deps.failedKeys.check(address, prefix);
   try {
-    return await authenticateApiKey(deps, apiKey);
+    const found = await authenticateApiKey(deps, apiKey);
+    if (prefix) await deps.failedKeys.succeed(address, prefix);
+    return found;
   } catch (err) {
     if (err instanceof AppError && err.code === 'unauthorized') await deps.failedKeys.fail(address, prefix);
     throw err;

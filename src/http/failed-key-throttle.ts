@@ -6,7 +6,10 @@
  *
  * Only refusals count: a key that authenticates is never slowed, and the prefix ceiling applies only
  * to addresses that have themselves failed in the window, so guessers cannot lock the holder of a
- * real key (whose prefix is not secret) out of it from elsewhere.
+ * real key (whose prefix is not secret) out of it from elsewhere. Nor from the same address (an
+ * office behind one NAT, a shared proxy): a key that authenticated from an address in the window
+ * keeps working there when that address is throttled. A key first presented after the throttle
+ * began is refused like any guess, so the throttle still stops a guesser finding new keys.
  */
 import type { AppDeps } from '../context';
 import { AppError } from '../errors';
@@ -17,24 +20,46 @@ export type FailedKeyThrottle = {
   check(address: string, prefix: string | null): Promise<void>;
   /** Records one refused key or token from `address`. */
   fail(address: string, prefix: string | null): Promise<void>;
+  /** Records that the key of `prefix` authenticated from `address` (once per window and process). */
+  succeed(address: string, prefix: string): Promise<void>;
 };
+
+/** Pairs remembered as recorded in this window, so a busy key writes once per window, not per request. */
+const MEMO_LIMIT = 10_000;
 
 export function createFailedKeyThrottle(deps: Pick<AppDeps, 'db' | 'config'>, now: () => number = Date.now): FailedKeyThrottle {
   const { perAddress, perPrefix, windowSeconds } = deps.config.failedKeys;
   const byAddress = createWindowCounter(windowSeconds, { deps, name: 'failed_key_ip' }, now);
   const byPrefix = createWindowCounter(windowSeconds, { deps, name: 'failed_key_prefix' }, now);
+  const working = createWindowCounter(windowSeconds, { deps, name: 'working_key' }, now);
+  const recorded = new Set<string>();
+  let memoWindow = -1;
+  const pair = (address: string, prefix: string) => `${address} ${prefix}`;
   const refuse = (retryAfter: number) =>
     new AppError('rate_limited', `Too many refused keys; retry in ${retryAfter}s`, { retryAfter });
   return {
     async check(address, prefix) {
       const mine = await byAddress.read(address);
+      if (mine.count === 0) return;
+      if (prefix && (await working.read(pair(address, prefix))).count > 0) return;
       if (mine.count >= perAddress) throw refuse(mine.retryAfter);
-      if (!prefix || mine.count === 0) return;
+      if (!prefix) return;
       const guessed = await byPrefix.read(prefix);
       if (guessed.count >= perPrefix) throw refuse(guessed.retryAfter);
     },
     async fail(address, prefix) {
       await Promise.all([byAddress.record(address), prefix ? byPrefix.record(prefix) : null]);
+    },
+    async succeed(address, prefix) {
+      const window = Math.floor(now() / (windowSeconds * 1000));
+      if (window !== memoWindow || recorded.size >= MEMO_LIMIT) {
+        recorded.clear();
+        memoWindow = window;
+      }
+      const key = pair(address, prefix);
+      if (recorded.has(key)) return;
+      recorded.add(key);
+      await working.record(key);
     },
   };
 }

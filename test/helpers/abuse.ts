@@ -249,7 +249,8 @@ export async function send(target: Target, r: AbuseRequest): Promise<Outcome> {
         problem = `non-JSON SSE data (${res.status}): ${data.slice(0, 200)}`;
       }
     }
-  } else if (res.status >= 400 || !/html/.test(type)) {
+  } else if (res.status >= 400 || !(/html/.test(type) || /^attachment/.test(res.headers.get('content-disposition') ?? ''))) {
+    // A success is JSON, a page, or a file download (an export); every error is coded JSON.
     try {
       const body = JSON.parse(text);
       if (res.status >= 400 && !(body.error?.code || body.error?.data?.app_code || body.errors?.[0]?.extensions?.app_code)) problem = `error without a code: ${text.slice(0, 300)}`;

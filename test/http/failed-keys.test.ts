@@ -81,6 +81,17 @@ describe('windows and prefixes', () => {
     expect((await rest(goodKey, address)).status).toBe(200);
   });
 
+  it('keeps a key that already worked from an address working there once that address is throttled', async () => {
+    // One office behind one address: a colleague's integration works, then someone guesses keys.
+    const office = '10.0.7.1';
+    expect((await rest(goodKey, office)).status).toBe(200);
+    for (let i = 0; i < PER_ADDRESS; i++) expect((await rest(randomKey(), office)).status).toBe(401);
+    expect((await rest(randomKey(), office)).status).toBe(429);
+    for (const call of [rest, trpc, graphql]) expect((await call(goodKey, office)).status).toBe(200);
+    // A key first presented after the throttle began is refused like a guess, right or not.
+    expect((await rest(otherKey, office)).status).toBe(429);
+  });
+
   it('refuses guesses at one prefix spread over many addresses, but not the key holder', async () => {
     const prefix = otherKey.slice(0, 12);
     const guess = () => `${prefix}${randomKey().slice(12)}`;
