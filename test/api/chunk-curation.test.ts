@@ -31,7 +31,8 @@ async function setup() {
   const rest = restClient(t.app, api_key);
   const kbId: string = (await rest.post('/api/kbs', { name: 'Fleet' })).body.kb.id;
   const a = (await uploadFile(t.app, api_key, kbId, { name: 'zephyr.md', bytes: `# Zephyr\n\n${ZEPHYR}` })).body.document.id as string;
-  const b = (await uploadFile(t.app, api_key, kbId, { name: 'zephyr-copy.md', bytes: `# Zephyr\n\n${ZEPHYR}` })).body.document.id as string;
+  // Not the same file (that upload would answer the first document as a duplicate), the same passage.
+  const b = (await uploadFile(t.app, api_key, kbId, { name: 'zephyr-copy.md', bytes: `# Zephyr\n\n${ZEPHYR}\n` })).body.document.id as string;
   const c = (await uploadFile(t.app, api_key, kbId, { name: 'hangar.md', bytes: `# Hangar\n\n${HANGAR}` })).body.document.id as string;
   await runQueuedJobs(t);
   return { key: api_key, kbId, a, b, c, rest, gql: graphqlClient(t.app, api_key), trpc: trpcClient(t.app, api_key) };
