@@ -123,7 +123,7 @@ export function buildAnswerPrompt({ question, passages, history = [] }: BuildAns
 /**
  * Tokens of a text, estimated without a tokenizer: about four characters a token for alphabetic
  * scripts, and a token a character for scripts written without spaces (Chinese, Japanese, Korean,
- * Thai), which tokenizers split far finer. It errs high, so a budget holds for every language.
+ * Thai), which tokenizers split far finer than four; there it errs high, so a budget holds.
  */
 export function estimateTokens(text: string): number {
   const dense = text.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/gu)?.length ?? 0;

@@ -174,7 +174,7 @@ export async function* answerStream(
   const sources = retrieval.chunks.map((c, i) => toCitation(c, i + 1));
   yield { type: 'sources', citations: sources, decision };
 
-  // A language model reads beyond the top k, within its passage budget; the extractive answerer
+  // A language model reads beyond the top k, within its prompt budget; the extractive answerer
   // quotes only what is shown. Markers past k cite passages the `sources` event did not list.
   const promptOf = (chunks: RetrievedChunk[]) => buildAnswerPrompt({ question, history: input.history, passages: toAnswerPassages(chunks) });
   const read = offline ? retrieval.chunks : promptChunks(retrieval, (chunks) => promptTokens(promptOf(chunks)));
