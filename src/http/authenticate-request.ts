@@ -56,10 +56,11 @@ export async function identifyRequest(
 async function authenticateThrottled(deps: HttpDeps, apiKey: string | null, address: string) {
   if (!apiKey) return authenticateApiKey(deps, apiKey);
   const prefix = apiKeyPrefix(apiKey.trim());
-  await deps.failedKeys.check(address, prefix);
+  const key = apiKey.trim();
+  await deps.failedKeys.check(address, prefix, key);
   try {
     const found = await authenticateApiKey(deps, apiKey);
-    if (prefix) await deps.failedKeys.succeed(address, prefix);
+    await deps.failedKeys.succeed(address, key);
     return found;
   } catch (err) {
     if (err instanceof AppError && err.code === 'unauthorized') await deps.failedKeys.fail(address, prefix);

@@ -11,17 +11,21 @@
  * keeps working there when that address is throttled. A key first presented after the throttle
  * began is refused like any guess, so the throttle still stops a guesser finding new keys.
  */
+import { createHash } from 'node:crypto';
 import type { AppDeps } from '../context';
 import { AppError } from '../errors';
 import { createWindowCounter } from './rate-limit';
 
 export type FailedKeyThrottle = {
-  /** Throws rate_limited when this address (or, for an address that failed before, this prefix) is over its ceiling. */
-  check(address: string, prefix: string | null): Promise<void>;
+  /**
+   * Throws rate_limited when this address (or, for an address that failed before, this prefix) is
+   * over its ceiling, unless `key` is one that worked from this address in the window.
+   */
+  check(address: string, prefix: string | null, key?: string): Promise<void>;
   /** Records one refused key or token from `address`. */
   fail(address: string, prefix: string | null): Promise<void>;
-  /** Records that the key of `prefix` authenticated from `address` (once per window and process). */
-  succeed(address: string, prefix: string): Promise<void>;
+  /** Records that `key` authenticated from `address` (once per window and process). */
+  succeed(address: string, key: string): Promise<void>;
 };
 
 /** Pairs remembered as recorded in this window, so a busy key writes once per window, not per request. */
@@ -34,14 +38,15 @@ export function createFailedKeyThrottle(deps: Pick<AppDeps, 'db' | 'config'>, no
   const working = createWindowCounter(windowSeconds, { deps, name: 'working_key' }, now);
   const recorded = new Set<string>();
   let memoWindow = -1;
-  const pair = (address: string, prefix: string) => `${address} ${prefix}`;
+  // The whole key, hashed: a guess that shares a working key's (public) prefix is not trusted.
+  const pair = (address: string, key: string) => `${address} ${createHash('sha256').update(key).digest('base64url').slice(0, 22)}`;
   const refuse = (retryAfter: number) =>
     new AppError('rate_limited', `Too many refused keys; retry in ${retryAfter}s`, { retryAfter });
   return {
-    async check(address, prefix) {
+    async check(address, prefix, key) {
       const mine = await byAddress.read(address);
       if (mine.count === 0) return;
-      if (prefix && (await working.read(pair(address, prefix))).count > 0) return;
+      if (key && (await working.read(pair(address, key))).count > 0) return;
       if (mine.count >= perAddress) throw refuse(mine.retryAfter);
       if (!prefix) return;
       const guessed = await byPrefix.read(prefix);
@@ -50,16 +55,16 @@ export function createFailedKeyThrottle(deps: Pick<AppDeps, 'db' | 'config'>, no
     async fail(address, prefix) {
       await Promise.all([byAddress.record(address), prefix ? byPrefix.record(prefix) : null]);
     },
-    async succeed(address, prefix) {
+    async succeed(address, key) {
       const window = Math.floor(now() / (windowSeconds * 1000));
       if (window !== memoWindow || recorded.size >= MEMO_LIMIT) {
         recorded.clear();
         memoWindow = window;
       }
-      const key = pair(address, prefix);
-      if (recorded.has(key)) return;
-      recorded.add(key);
-      await working.record(key);
+      const id = pair(address, key);
+      if (recorded.has(id)) return;
+      recorded.add(id);
+      await working.record(id);
     },
   };
 }

@@ -88,8 +88,10 @@ describe('windows and prefixes', () => {
     for (let i = 0; i < PER_ADDRESS; i++) expect((await rest(randomKey(), office)).status).toBe(401);
     expect((await rest(randomKey(), office)).status).toBe(429);
     for (const call of [rest, trpc, graphql]) expect((await call(goodKey, office)).status).toBe(200);
-    // A key first presented after the throttle began is refused like a guess, right or not.
+    // A key first presented after the throttle began is refused like a guess, right or not, and so
+    // is a guess that shares the working key's prefix.
     expect((await rest(otherKey, office)).status).toBe(429);
+    expect((await rest(`${goodKey.slice(0, 12)}${randomKey().slice(12)}`, office)).status).toBe(429);
   });
 
   it('refuses guesses at one prefix spread over many addresses, but not the key holder', async () => {
