@@ -8,16 +8,19 @@
  * (MiniSearch, words from Intl.Segmenter) over the same paragraphs in the same run, and how many of
  * 50 off-topic questions in the KB's language (bench/lib/off-topic.ts) are answered instead of refused.
  *
- *   npm run bench -- languages [--langs en,de,es,zh] [--every N] [--concurrency 4] [--json FILE]
+ *   npm run bench -- languages [--langs en,de,es,zh] [--every N] [--half even|odd] [--concurrency 4]
+ *                              [--json FILE] [--refusals FILE]
  *
- * `--every N` asks every Nth question (all by default).
+ * `--every N` asks every Nth question (all by default); `--half` asks only the questions of the
+ * even- or odd-numbered paragraphs, so a change tuned on one half is reported on the other.
+ * `--refusals FILE` writes each refused question with the rank of its gold paragraph.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import MiniSearch from 'minisearch';
 import pLimit from 'p-limit';
-import { fileForm, newKb, startBenchServer, waitAll, type BenchServer } from './lib/ingest-server';
+import { fileForm, newKb, startBenchServer, type BenchServer, type Doc } from './lib/ingest-server';
 import * as offTopic from './lib/off-topic';
 
 const XQUAD = path.resolve(import.meta.dirname, '../../shared/data/xquad');
@@ -27,7 +30,9 @@ const { values } = parseArgs({
     langs: { type: 'string', default: 'en,de,es,zh' },
     every: { type: 'string', default: '1' },
     concurrency: { type: 'string', default: '4' },
+    half: { type: 'string' },
     json: { type: 'string' },
+    refusals: { type: 'string' },
   },
 });
 
@@ -44,7 +49,8 @@ function load(lang: string): { paragraphs: string[]; questions: Question[] } {
       for (const q of p.qas) questions.push({ paragraph: index, question: q.question, answers: q.answers.map((a) => a.text) });
     }
   const every = Number(values.every);
-  return { paragraphs, questions: questions.filter((_, i) => i % every === 0) };
+  const inHalf = (q: Question) => values.half === undefined || q.paragraph % 2 === (values.half === 'odd' ? 1 : 0);
+  return { paragraphs, questions: questions.filter(inHalf).filter((_, i) => i % every === 0) };
 }
 
 /** Lower-cased, spaces folded away: a gold span counts wherever the answer holds it, in any script. */
@@ -108,19 +114,42 @@ const OFF_TOPIC: Record<string, string[]> = {
 const langs = values.langs.split(',');
 const b = await startBenchServer('embedded');
 const rows: Array<Record<string, string | number>> = [];
+const refusals: Array<{ lang: string; question: string; gold_rank: number; answers: string[]; reason?: string }> = [];
+
+/** The KB's documents once it holds `count` of them and none is processing. */
+async function allDocuments(kbId: string, count: number): Promise<Doc[]> {
+  for (const deadline = performance.now() + 30 * 60_000; performance.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
+    const res = await fetch(`${b.server.url}/api/kbs/${kbId}/documents`, { headers: { 'x-api-key': b.key } });
+    const docs = ((await res.json()) as { documents: Doc[] }).documents;
+    if (docs.length >= count && docs.every((d) => d.status !== 'processing')) return docs;
+  }
+  throw new Error('ingestion did not finish in 30 min');
+}
+
+/** Which check of the answer path refused (GraphQL `retrieve`): `relevant` there means the answerer itself found no sentence. */
+async function refusalReason(kbId: string, query: string): Promise<string> {
+  const res = await fetch(`${b.server.url}/graphql`, {
+    method: 'POST',
+    headers: { 'x-api-key': b.key, 'content-type': 'application/json' },
+    body: JSON.stringify({ query: 'query($kb: ID!, $q: String!) { retrieve(kbId: $kb, query: $q, topK: 5) { reason } }', variables: { kb: kbId, q: query } }),
+  });
+  const body = (await res.json()) as { data?: { retrieve: { reason: string } }; errors?: unknown };
+  return body.data?.retrieve.reason === 'relevant' ? 'answerer' : (body.data?.retrieve.reason ?? JSON.stringify(body.errors));
+}
 try {
   for (const lang of langs) {
     const { paragraphs, questions } = load(lang);
     const t0 = performance.now();
     const kbId = await newKb(b, `XQuAD ${lang}`);
-    const docToParagraph = new Map<string, number>();
     for (let i = 0; i < paragraphs.length; i += 100) {
       const batch = paragraphs.slice(i, i + 100).map((text, k) => ({ name: `xquad-${lang}-${i + k}.txt`, bytes: new TextEncoder().encode(text) }));
       const res = await fetch(`${b.server.url}/api/ingest/upload`, { method: 'POST', headers: { 'x-api-key': b.key }, body: fileForm(kbId, batch) });
-      const body = (await res.json()) as { documents?: Array<{ id: string; filename: string }>; document?: { id: string; filename: string } };
-      for (const d of body.documents ?? (body.document ? [body.document] : [])) docToParagraph.set(d.id, Number(/-(\d+)\.txt$/.exec(d.filename)![1]));
+      if (!res.ok) throw new Error(`upload ${res.status}: ${await res.text()}`);
     }
-    const { docs } = await waitAll(b, kbId, [...docToParagraph.keys()]);
+    // A big upload queues some of its files, whose documents are created in the background: the KB's
+    // document list, once it holds every file, is what maps documents to paragraphs.
+    const docs = await allDocuments(kbId, paragraphs.length);
+    const docToParagraph = new Map(docs.map((d) => [d.id, Number(/-(\d+)\.txt$/.exec(d.filename)![1])]));
     const ready = docs.filter((d) => d.status === 'ready').length;
     const ingestS = (performance.now() - t0) / 1000;
     const t1 = performance.now();
@@ -136,9 +165,12 @@ try {
       const paras = a.docs.map((d) => docToParagraph.get(d));
       if (paras[0] === q.paragraph) first++;
       if (paras.includes(q.paragraph)) top5++;
-      if (a.refused) refused++;
-      else if (containsSpan(a.answer, q.answers)) contains++;
+      if (a.refused) {
+        refused++;
+        refusals.push({ lang, question: q.question, gold_rank: paras.indexOf(q.paragraph), answers: q.answers });
+      } else if (containsSpan(a.answer, q.answers)) contains++;
     });
+    if (values.refusals) for (const r of refusals) if (r.lang === lang) r.reason = await refusalReason(kbId, r.question);
     const n = questions.length;
     const ref = referenceBm25(paragraphs, questions);
     const off = OFF_TOPIC[lang] ?? [];
@@ -168,3 +200,4 @@ console.log('\n| lang | questions | first | top 5 | answer contains a gold span 
 console.log('|---|---|---|---|---|---|---|---|');
 for (const r of rows) console.log(`| ${r.lang} | ${r.questions} | ${r.first} | ${r.top5} | ${r.answer_contains} | ${r.refused} | ${r.off_topic_answered} | ${r.bm25_first} / ${r.bm25_top5} |`);
 if (values.json) writeFileSync(values.json, JSON.stringify(rows, null, 2));
+if (values.refusals) writeFileSync(values.refusals, JSON.stringify(refusals, null, 2));
