@@ -1,15 +1,17 @@
 /**
  * Runs that start by themselves when what a KB retrieves changes and it has a test set: after a
  * re-crawl that changed pages (not after one that changed nothing), after re-embedding, after an
- * uploaded document is ingested again (re-parsed, or uploaded again with replace=true), and never
- * for a KB without cases or for a document's first ingestion.
+ * uploaded document is ingested again (re-parsed, or uploaded again with replace=true; a big one
+ * once its last step job is done), and never for a KB without cases or for a first ingestion.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KbId } from '../../src/ids';
+import { INGEST_STEP_CHUNKS } from '../../src/services/documents/ingest-steps';
 import { reembedKb } from '../../src/services/kbs/reembed-kb';
 import { restClient } from '../helpers/api-client';
 import { createOrgWithKey } from '../helpers/factories';
 import { runQueuedJobs } from '../helpers/jobs';
+import { seededProse } from '../helpers/ingestion-load';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 import { startFixtureServer, type FixtureServer } from '../ingest/crawl-fixture-server';
 
@@ -121,6 +123,33 @@ describe('automatic eval runs after a document is ingested again', () => {
     await runQueuedJobs(t);
     expect(await runs()).toHaveLength(2);
   });
+
+  it('start once a big document re-ingested in steps is ready, not when its first job hands over', async () => {
+    const { api_key } = await createOrgWithKey(t.deps, { plan: 'pro' });
+    const api = restClient(t.app, api_key);
+    const kbId: string = (await api.post('/api/kbs', { name: 'Depot' })).body.kb.id;
+    const docId: string = (await uploadFile(api_key, kbId, 'rota.txt', Buffer.from(seededProse(5, 6 * INGEST_STEP_CHUNKS)))).body.document.id;
+    await runQueuedJobs(t);
+    const before = (await api.get(`/api/kbs/${kbId}/documents/${docId}`)).body.document;
+    expect(before.status).toBe('ready');
+    expect(before.chunk_count).toBeGreaterThan(INGEST_STEP_CHUNKS);
+    await api.post(`/api/kbs/${kbId}/evals/cases`, { question: 'Which depot shift rota applies to the freight berth?', documents: ['rota.txt'] });
+
+    // Another organisation's file waits behind the re-ingestion: the big document's first job
+    // hands over to a step job at once, and that file is ready before the big document is.
+    expect((await api.post(`/api/kbs/${kbId}/documents/${docId}/reingest`, {})).status).toBe(202);
+    const other = await createOrgWithKey(t.deps);
+    const otherKb: string = (await restClient(t.app, other.api_key).post('/api/kbs', { name: 'Ferries elsewhere' })).body.kb.id;
+    const small: string = (await uploadFile(other.api_key, otherKb, 'ferry.md', LEAFLET)).body.document.id;
+    await runQueuedJobs(t);
+
+    const runs = (await api.get(`/api/kbs/${kbId}/evals/runs`)).body.runs as Array<{ trigger: string; status: string; created_at: string; summary: any }>;
+    expect(runs).toMatchObject([{ trigger: 'reingest', status: 'completed', summary: { cases: 1, hit_at_k: 1 } }]);
+    const smallReady = (await restClient(t.app, other.api_key).get(`/api/kbs/${otherKb}/documents/${small}`)).body.document;
+    expect(smallReady.status).toBe('ready');
+    expect(Date.parse(runs[0]!.created_at)).toBeGreaterThanOrEqual(Date.parse(smallReady.updated_at));
+    expect((await api.get(`/api/kbs/${kbId}/documents/${docId}`)).body.document).toMatchObject({ status: 'ready', chunk_count: before.chunk_count });
+  }, 300_000);
 
   it('start nothing for a KB without cases', async () => {
     const { api_key } = await createOrgWithKey(t.deps);
