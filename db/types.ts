@@ -338,7 +338,8 @@ export interface EvalCasesTable {
 }
 
 export type EvalRunStatus = 'queued' | 'running' | 'completed' | 'failed';
-export type EvalRunTrigger = 'manual' | 'reindex' | 'recrawl' | 'settings' | 'cli';
+/** `reingest`: a document was ingested again (migration 20261202_0830). */
+export type EvalRunTrigger = 'manual' | 'reindex' | 'recrawl' | 'reingest' | 'settings' | 'cli';
 
 export interface EvalRunsTable {
   id: EvalRunId;

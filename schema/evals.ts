@@ -14,7 +14,7 @@ import { builder } from './builder';
 
 const EvalCaseSourceEnum = builder.enumType('EvalCaseSource', { values: EVAL_CASE_SOURCES });
 const EvalRunStatusEnum = builder.enumType('EvalRunStatus', { values: ['queued', 'running', 'completed', 'failed'] as const });
-const EvalRunTriggerEnum = builder.enumType('EvalRunTrigger', { values: ['manual', 'reindex', 'recrawl', 'settings', 'cli'] as const });
+const EvalRunTriggerEnum = builder.enumType('EvalRunTrigger', { values: ['manual', 'reindex', 'recrawl', 'reingest', 'settings', 'cli'] as const });
 const EvalFileFormatEnum = builder.enumType('EvalFileFormat', { values: ['jsonl', 'csv'] as const });
 const EvalJudgeEnum = builder.enumType('EvalJudgeVerdict', { values: ['pass', 'fail', 'error'] as const });
 const EvalCaseChangeEnum = builder.enumType('EvalCaseChange', { values: ['better', 'worse', 'same', 'added', 'removed'] as const });

@@ -29,6 +29,7 @@ import * as m0820 from './20261202_0820_anonymous_sessions';
 import * as m0821 from './20261202_0821_staged_uploads';
 import * as m0810 from './20261202_0810_document_content_hash';
 import * as m0822 from './20261202_0822_document_warnings';
+import * as m0830 from './20261202_0830_eval_run_reingest_trigger';
 
 /** Listed explicitly (not read from disk) so migrations work the same under tsx, vitest and bundlers. */
 export const migrations: Record<string, Migration> = {
@@ -62,4 +63,5 @@ export const migrations: Record<string, Migration> = {
   '20261202_0821_staged_uploads': m0821,
   '20261202_0810_document_content_hash': m0810,
   '20261202_0822_document_warnings': m0822,
+  '20261202_0830_eval_run_reingest_trigger': m0830,
 };

@@ -23,7 +23,7 @@ const FIGURES: Array<[keyof Summary, string]> = [
   ['refusalRecall', 'Refusal recall'],
 ];
 const FIGURE_NAMES: Record<string, string> = { hit_at_k: 'Hit@k', answer_contains: 'Answer contains expected' };
-const TRIGGERS: Record<Run['trigger'], string> = { manual: 'run by hand', reindex: 'after re-index', recrawl: 'after re-crawl', settings: 'after a settings change', cli: 'from the CLI' };
+const TRIGGERS: Record<Run['trigger'], string> = { manual: 'run by hand', reindex: 'after re-index', recrawl: 'after re-crawl', reingest: 'after a document was ingested again', settings: 'after a settings change', cli: 'from the CLI' };
 const pct = (v: number | null | undefined) => (v === null || v === undefined ? '—' : `${(v * 100).toFixed(1)}%`);
 
 function Figures({ run }: { run: Run }) {

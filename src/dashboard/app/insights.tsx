@@ -2,12 +2,13 @@
  * What visitors asked: Conversations (every conversation of a KB, filtered and searchable, opened as
  * its transcript with each answer's sources), Unanswered questions (refused or weakly supported,
  * grouped by similar wording) and Activity (questions per day, answered vs refused, feedback).
+ * An answer of a transcript and an unanswered group can be saved as a test of the KB's set (Evals).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { DailyChart } from './chart';
-import { gql, type ResultOf, type VariablesOf } from './gql';
-import { ActivityQuery, ConversationLog, ConversationTranscript, KbList, Unanswered } from './queries';
-import { formatDate, Notice, useLoad } from './ui';
+import { gql, GqlError, type ResultOf, type VariablesOf } from './gql';
+import { ActivityQuery, ConversationLog, ConversationTranscript, CreateEvalCase, KbList, Unanswered } from './queries';
+import { errorMessage, formatDate, Notice, useLoad } from './ui';
 
 const SOURCES = { api: 'API', widget: 'Widget', voice: 'Widget voice', sandbox: 'Sandbox' } as const;
 
@@ -32,6 +33,51 @@ function useKb(routeKb: string | undefined, base: string) {
 function Feedback({ up, down }: { up: number; down: number }) {
   if (!up && !down) return <span class="muted">—</span>;
   return <span>{up} helpful · {down} not helpful</span>;
+}
+
+/**
+ * "Save as test" on a question someone asked (a conversation's answer, or an unanswered group): the
+ * server takes the question's text from the stored message, so the case is what was asked. An
+ * answered turn expects the document of its first source again; "Not answerable" expects a refusal.
+ * A message gone meanwhile (its conversation was deleted) is said so, not as a bare "not found".
+ */
+function SaveAsTest(props: { kbId: string; messageId: string; source: 'conversation' | 'unanswered'; expectDocument?: string | undefined; label: string }) {
+  const [unanswerable, setUnanswerable] = useState(false);
+  const [saved, setSaved] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const expected = unanswerable ? undefined : props.expectDocument;
+  return (
+    <form class="row save-test" aria-label={props.label} onSubmit={async (e) => {
+      e.preventDefault();
+      setBusy(true);
+      try {
+        await gql(CreateEvalCase, {
+          input: { kbId: props.kbId, messageId: props.messageId, source: props.source, answerable: !unanswerable, ...(expected ? { documents: [expected] } : {}) },
+        });
+        setSaved(unanswerable ? 'Saved as a test the knowledge base should refuse.' : `Saved as a test${expected ? ` expecting ${expected}` : ''}.`);
+        setError(null);
+      } catch (err) {
+        setError(
+          err instanceof GqlError && err.code === 'not_found'
+            ? 'This question can no longer be saved as a test: its conversation was deleted meanwhile. Reload the page.'
+            : errorMessage(err),
+        );
+      } finally {
+        setBusy(false);
+      }
+    }}>
+      <label><input type="checkbox" checked={unanswerable} disabled={saved !== null} onChange={(e) => setUnanswerable(e.currentTarget.checked)} /> Not answerable</label>
+      <button type="submit" disabled={saved !== null || busy}>Save as test</button>
+      <Notice error={error} ok={saved} />
+    </form>
+  );
+}
+
+/** The question an answer answers: the visitor's message before it in the transcript. */
+function questionBefore<M extends { id: string; role: string }>(messages: readonly M[], index: number): M | undefined {
+  for (let i = index - 1; i >= 0; i--) if (messages[i]!.role === 'user') return messages[i];
+  return undefined;
 }
 
 type Filters = Omit<VariablesOf<typeof ConversationLog>, 'kbId' | 'after'>;
@@ -158,7 +204,9 @@ function TranscriptView({ kbId, sessionId }: { kbId: string; sessionId: string }
             {c.conversation.refusedCount} refused · <Feedback up={c.conversation.feedbackUp} down={c.conversation.feedbackDown} />
           </p>
           <ol class="transcript" aria-label="Transcript">
-            {c.messages.map((m) => (
+            {c.messages.map((m, i) => {
+              const question = m.role === 'assistant' ? questionBefore(c.messages, i) : undefined;
+              return (
               <li class={`msg ${m.role}`} data-role={m.role} data-refused={m.refused ? 'true' : undefined}>
                 <div class="small muted">
                   {m.role === 'user' ? 'Question' : 'Answer'} · {formatDate(m.createdAt)}
@@ -181,8 +229,18 @@ function TranscriptView({ kbId, sessionId }: { kbId: string; sessionId: string }
                     </ol>
                   </details>
                 )}
+                {question && (
+                  <SaveAsTest
+                    kbId={kbId}
+                    messageId={question.id}
+                    source="conversation"
+                    expectDocument={m.refused ? undefined : m.citations[0]?.filename}
+                    label={`Save as test: ${question.content.slice(0, 80)}`}
+                  />
+                )}
               </li>
-            ))}
+              );
+            })}
           </ol>
         </>
       )}
@@ -230,6 +288,7 @@ export function UnansweredView({ kbId }: { kbId?: string | undefined }) {
                 </li>
               ))}
             </ul>
+            {kbId && g.questions[0] && <SaveAsTest kbId={kbId} messageId={g.questions[0].messageId} source="unanswered" label={`Save as test: ${g.question.slice(0, 80)}`} />}
           </li>
         ))}
       </ol>

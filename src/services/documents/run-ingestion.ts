@@ -6,7 +6,7 @@
  * the last attempt records the failure.
  */
 import type { AppDeps } from '../../context';
-import type { DocumentId } from '../../ids';
+import type { DocumentId, KbId } from '../../ids';
 import { chunkParsedOffThread } from '../../ingest/chunk-thread';
 import { documentIdentity } from '../../ingest/document-identity';
 import { documentTitle } from '../../ingest/document-title';
@@ -21,15 +21,44 @@ import { embedChunks } from './embed-chunks';
 import { INGEST_STEP_CHUNKS, ingestInSteps, runIngestionStep } from './ingest-steps';
 import { ProgressReporter } from './progress';
 import { markDocumentFailed, storeChunks } from './store-chunks';
+import { startAutomaticEvalRun } from '../evals/start-eval-run';
 
 /** 'continued': a big document whose chunks are embedded and stored by its next steps (ingest-steps.ts). */
 export type IngestionOutcome = 'ready' | 'failed' | 'skipped' | 'continued';
 
+/**
+ * Ingests a document and, when it was ingested again (re-parsed, re-crawled in full, or uploaded
+ * again with replace), starts its KB's automatic eval run (see afterReingestion).
+ */
 export async function runIngestion(
   deps: AppDeps,
   documentId: DocumentId,
   attempt: { number: number; max: number } = { number: 1, max: 1 },
 ): Promise<IngestionOutcome> {
+  const before = await previousVersion(deps, documentId);
+  return afterReingestion(deps, before, await ingest(deps, documentId, attempt));
+}
+
+/** The document's KB, and whether an earlier version of it was answerable (it still has its chunk count). */
+async function previousVersion(deps: AppDeps, documentId: DocumentId) {
+  const row = await deps.db.selectFrom('documents').select(['kb_id', 'chunk_count']).where('id', '=', documentId).executeTakeFirst();
+  return row ? { kbId: row.kb_id, hadChunks: row.chunk_count > 0 } : null;
+}
+
+/**
+ * The one place a re-ingestion starts the KB's test set: a document whose earlier version the KB
+ * answered from (its chunk count stays the old version's until the new one is ready, through every
+ * step job of a big document) became ready again, or failed and lost its chunks. Either way what
+ * the KB retrieves changed, as after a re-crawl that changed pages. A first ingestion, or a
+ * document that had failed before, starts none: it adds to the KB, it changes nothing measured.
+ * startAutomaticEvalRun does nothing for a KB without cases or with a run still queued.
+ */
+async function afterReingestion(deps: AppDeps, before: { kbId: KbId; hadChunks: boolean } | null, outcome: IngestionOutcome): Promise<IngestionOutcome> {
+  if (before?.hadChunks && (outcome === 'ready' || outcome === 'failed')) await startAutomaticEvalRun(deps, before.kbId, 'reingest');
+  return outcome;
+}
+
+async function ingest(deps: AppDeps, documentId: DocumentId, attempt: { number: number; max: number }): Promise<IngestionOutcome> {
   const doc = await deps.db
     .selectFrom('documents')
     .innerJoin('knowledge_bases as kb', 'kb.id', 'documents.kb_id')
@@ -144,6 +173,11 @@ async function assertChunkQuota(deps: AppDeps, orgId: string, documentId: Docume
 
 /** A step of a big document (ingest-steps.ts); a step failing for good fails the document with its reason. */
 export async function runIngestionStepJob(deps: AppDeps, documentId: DocumentId, attempt: { number: number; max: number }): Promise<IngestionOutcome> {
+  const before = await previousVersion(deps, documentId);
+  return afterReingestion(deps, before, await ingestionStep(deps, documentId, attempt));
+}
+
+async function ingestionStep(deps: AppDeps, documentId: DocumentId, attempt: { number: number; max: number }): Promise<IngestionOutcome> {
   try {
     return await runIngestionStep(deps, documentId);
   } catch (err) {

@@ -65,7 +65,7 @@ export const ZEvalRun = z.object({
   id: z.string(),
   kb_id: z.string(),
   status: z.enum(['queued', 'running', 'completed', 'failed']),
-  trigger: z.enum(['manual', 'reindex', 'recrawl', 'settings', 'cli']),
+  trigger: z.enum(['manual', 'reindex', 'recrawl', 'reingest', 'settings', 'cli']),
   progress: z.object({ done: z.number().int(), total: z.number().int() }),
   settings: z.object({ top_k: z.number().int(), answer_model: z.string(), embedding_model: z.string().nullable(), judge: z.boolean() }),
   summary: ZEvalSummary.nullable(),

@@ -2,8 +2,8 @@
  * Starts a run of a KB's test set: the run row, with the cases as they are now, and its
  * `evals__run` job, in one transaction. Runs of one KB go through one job queue, one at a time, so
  * each compares with the run before it. Automatic runs (after a re-index, a re-crawl that changed
- * pages, or a retrieval setting) start only when the KB has cases, and not while another of its
- * runs is still queued: that one will see the change too.
+ * pages, a document ingested again, or a retrieval setting) start only when the KB has cases, and
+ * not while another of its runs is still queued: that one will see the change too.
  */
 import { z } from 'zod';
 import type { AppDeps, ServiceContext } from '../../context';
