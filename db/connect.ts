@@ -5,6 +5,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { abortablePool } from './abortable';
 import type { Database } from './types';
 
 export type Db = Kysely<Database>;
@@ -163,9 +164,27 @@ export function createPool(connectionString: string, max: number, opts: { embedd
   // when PostgreSQL restarts): pg emits `error` on it, and pg-pool listens only while it is idle.
   // Its next query fails (a 503, src/errors.ts) and the pool drops it when it is released.
   pool.on('connect', (client) => void client.on('error', () => {}));
+  if (opts.embedded) embeddedPools.add(pool);
   return pool;
 }
 
+/** The embedded database's pools: their statements cannot be interrupted (db/abortable.ts). */
+const embeddedPools = new WeakSet<pg.Pool>();
+/** Each Db's pool, for the request views abortableDb makes of it. */
+const pools = new WeakMap<Db, pg.Pool>();
+
 export function createDb(pool: pg.Pool): Db {
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  pools.set(db, pool);
+  return db;
+}
+
+/**
+ * `db` for one request: the same pool, with every statement stopped by `signal` (db/abortable.ts).
+ * A Db not made by createDb (none in the service) is returned as it is.
+ */
+export function abortableDb(db: Db, signal: AbortSignal): Db {
+  const pool = pools.get(db);
+  if (!pool) return db;
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: abortablePool(pool, signal, { cancelRunning: !embeddedPools.has(pool) }) }) });
 }

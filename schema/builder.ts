@@ -17,6 +17,8 @@ export type GraphQLContext = {
   chargeCost: (points: number) => Promise<void>;
   /** The caller's average chunk text length, for pricing reads by bytes (src/graphql/limits.ts). */
   chunkChars: () => Promise<number>;
+  /** Makes the ServiceContext auth() returns stop its database work when the client goes away (queries only, src/graphql/yoga.ts). */
+  stopWithClient: () => void;
   /** Counts the nodes the request returns against its ceiling (src/graphql/limits.ts). */
   nodeBudget?: { spend(n: number): void };
 };

@@ -2,7 +2,7 @@
  * What every service call receives. Transports (REST, GraphQL, tRPC, jobs, ws) build it the same way
  * through `authenticateRequest`, so authorisation and tenancy are decided once, in the service layer.
  */
-import type { Db } from '../db/connect';
+import { abortableDb, type Db } from '../db/connect';
 import type { DatabaseHandle } from '../db/open-database';
 import type { Organization } from '../db/types';
 import type { EmbeddingRegistry } from './ai/embedding-registry';
@@ -33,10 +33,19 @@ export type ServiceContext = AppDeps & {
   requestId: string;
   /** When the request arrived (ms since the epoch; when it was authenticated if the transport does not say): where its time budgets start. */
   receivedAt: number;
+  /**
+   * A read's request signal: once it aborts (the client went away) `db` starts no further
+   * statement and cancels the running one (db/abortable.ts). Absent for writes, which run to their end.
+   */
+  signal?: AbortSignal;
 };
 
-export function createContext(deps: AppDeps, org: Organization, opts: { apiKeyId?: ApiKeyId | null; requestId: string; receivedAt?: number }): ServiceContext {
-  return {
+export function createContext(
+  deps: AppDeps,
+  org: Organization,
+  opts: { apiKeyId?: ApiKeyId | null; requestId: string; receivedAt?: number; signal?: AbortSignal },
+): ServiceContext {
+  const ctx: ServiceContext = {
     ...deps,
     logger: deps.logger.child({ requestId: opts.requestId, orgId: org.id }),
     org,
@@ -44,4 +53,10 @@ export function createContext(deps: AppDeps, org: Organization, opts: { apiKeyId
     requestId: opts.requestId,
     receivedAt: opts.receivedAt ?? Date.now(),
   };
+  return opts.signal ? stoppedBy(ctx, opts.signal) : ctx;
+}
+
+/** `ctx` for a read that stops when `signal` aborts: its database statements are stopped by it. */
+export function stoppedBy(ctx: ServiceContext, signal: AbortSignal): ServiceContext {
+  return { ...ctx, signal, db: abortableDb(ctx.db, signal) };
 }

@@ -14,6 +14,8 @@ export const ERROR_CODES = {
   payload_too_large: { http: 413, trpc: 'PAYLOAD_TOO_LARGE', graphql: 'PAYLOAD_TOO_LARGE' },
   unsupported_media_type: { http: 415, trpc: 'UNSUPPORTED_MEDIA_TYPE', graphql: 'UNSUPPORTED_MEDIA_TYPE' },
   rate_limited: { http: 429, trpc: 'TOO_MANY_REQUESTS', graphql: 'RATE_LIMITED' },
+  /** The client went away (closed the connection) before its read finished; it never sees this. */
+  cancelled: { http: 499, trpc: 'CLIENT_CLOSED_REQUEST', graphql: 'CANCELLED' },
   internal_error: { http: 500, trpc: 'INTERNAL_SERVER_ERROR', graphql: 'INTERNAL_SERVER_ERROR' },
   unavailable: { http: 503, trpc: 'INTERNAL_SERVER_ERROR', graphql: 'SERVICE_UNAVAILABLE' },
 } as const satisfies Record<string, { http: number; trpc: TRPC_ERROR_CODE_KEY; graphql: string }>;

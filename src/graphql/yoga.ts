@@ -2,9 +2,10 @@
  * graphql-yoga over the Pothos schema at /graphql. AppErrors become GraphQL errors whose
  * extensions carry the same code table the other transports use; anything else is masked.
  */
-import { GraphQLError } from 'graphql';
-import { createYoga } from 'graphql-yoga';
+import { getOperationAST, GraphQLError } from 'graphql';
+import { createYoga, type Plugin } from 'graphql-yoga';
 import { schema } from '../../schema/index';
+import { stoppedBy } from '../context';
 import { AppError, ERROR_CODES, publicDetails, toAppError } from '../errors';
 import { identifyRequest, type HttpDeps } from '../http/authenticate-request';
 import { createRateLimiter } from '../http/rate-limit';
@@ -15,13 +16,24 @@ import { CSRF_HEADER, dashboardOrigin, readSessionCookie } from '../http/session
 
 type ServerContext = { requestId: string; clientIp: string; setCookie: (cookie: string) => void };
 
+/**
+ * A query stops its database work when its client goes away (its ServiceContext carries the
+ * request's signal, src/context.ts); a mutation or subscription runs to its end. Placed before the
+ * cost plugin, whose charge authenticates the request.
+ */
+const stopQueriesWithTheirClient: Plugin<GraphQLContext> = {
+  onExecute: ({ args }) => {
+    if (getOperationAST(args.document, args.operationName)?.operation === 'query') args.contextValue.stopWithClient();
+  },
+};
+
 export function createGraphQLHandler(deps: HttpDeps) {
   // Keyless requests (introspection) get the per-key budget, per client IP.
   const perIp = createRateLimiter(deps.config.rateLimitPerMinute, { deps, name: 'graphql_ip' });
   countListNodes(schema);
   return createYoga<ServerContext, GraphQLContext>({
     schema,
-    plugins: graphqlLimitPlugins(),
+    plugins: [stopQueriesWithTheirClient, ...(graphqlLimitPlugins() as Plugin<GraphQLContext>[])],
     graphqlEndpoint: '/graphql',
     // Credentials (the session cookie) and the CSRF header are granted to the dashboard's own origin
     // only; any other origin may call with an API key, never with the browser's cookie.
@@ -45,13 +57,14 @@ export function createGraphQLHandler(deps: HttpDeps) {
       let authed: ReturnType<GraphQLContext['auth']> | undefined;
       let identified: ReturnType<typeof identifyRequest> | undefined;
       let cost = 1;
+      let signal: AbortSignal | null = null;
       const credentialed = Boolean(request.headers.get('x-api-key') || readSessionCookie(request.headers));
       // GraphQL alone accepts the dashboard's session cookie (under the origin and CSRF rules).
       const identify = () => (identified ??= identifyRequest(deps, request.headers, requestId, { sessionCookie: true, clientIp }));
       const auth = () =>
         (authed ??= identify().then(async ({ ctx, charge }) => {
           await charge(cost);
-          return ctx;
+          return signal ? stoppedBy(ctx, signal) : ctx;
         }));
       // Called once before execution (src/graphql/limits.ts): the whole request's cost is charged up front,
       // to the key or dashboard session when there is one, else to the client's IP.
@@ -81,7 +94,8 @@ export function createGraphQLHandler(deps: HttpDeps) {
           return DEFAULT_CHUNK_CHARS;
         }
       };
-      return { requestId, deps, request, setCookie, auth, chargeCost, chunkChars, nodeBudget: createNodeBudget() } as GraphQLContext;
+      const stopWithClient = () => void (signal = request.signal);
+      return { requestId, deps, request, setCookie, auth, chargeCost, chunkChars, stopWithClient, nodeBudget: createNodeBudget() } as GraphQLContext;
     },
     maskedErrors: {
       maskError(error) {

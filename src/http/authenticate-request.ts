@@ -22,8 +22,9 @@ export async function authenticateRequest(
    * `cost`: rate-limit points the request uses (a GraphQL request with 50 root fields costs 50).
    * `receivedAt`: when the request arrived (its time budgets count from there, authentication included).
    * `clientIp`: the caller's address as rate limits key it (refused keys are counted per address).
+   * `signal`: a read's request signal, which stops its database work when it aborts (src/context.ts).
    */
-  opts: { sessionCookie?: boolean; cost?: number; receivedAt?: number; clientIp?: string } = {},
+  opts: { sessionCookie?: boolean; cost?: number; receivedAt?: number; clientIp?: string; signal?: AbortSignal } = {},
 ): Promise<ServiceContext> {
   const { ctx, charge } = await identifyRequest(deps, headers, requestId, opts);
   await charge(opts.cost ?? 1);
@@ -39,17 +40,17 @@ export async function identifyRequest(
   deps: HttpDeps,
   headers: Headers,
   requestId: string,
-  opts: { sessionCookie?: boolean; receivedAt?: number; clientIp?: string } = {},
+  opts: { sessionCookie?: boolean; receivedAt?: number; clientIp?: string; signal?: AbortSignal } = {},
 ): Promise<{ ctx: ServiceContext; charge: (points: number) => Promise<void> }> {
   const apiKey = headers.get('x-api-key');
   const session = opts.sessionCookie && !apiKey ? readSessionCookie(headers) : null;
   if (session) {
     assertDashboardRequest(headers, { trustProxy: deps.config.trustProxy });
     const { org, sessionId } = await authenticateAdminSession(deps, session);
-    return { ctx: createContext(deps, org, { requestId, receivedAt: opts.receivedAt }), charge: (points) => deps.rateLimiter.consume(sessionId, points) };
+    return { ctx: createContext(deps, org, { requestId, receivedAt: opts.receivedAt, signal: opts.signal }), charge: (points) => deps.rateLimiter.consume(sessionId, points) };
   }
   const { org, apiKeyId } = await authenticateThrottled(deps, apiKey, opts.clientIp ?? 'unknown');
-  return { ctx: createContext(deps, org, { apiKeyId, requestId, receivedAt: opts.receivedAt }), charge: (points) => deps.rateLimiter.consume(apiKeyId, points) };
+  return { ctx: createContext(deps, org, { apiKeyId, requestId, receivedAt: opts.receivedAt, signal: opts.signal }), charge: (points) => deps.rateLimiter.consume(apiKeyId, points) };
 }
 
 /** A presented key from an address (or for a prefix) that keeps failing is refused before its lookup. */

@@ -72,9 +72,16 @@ const errorBoundary = t.middleware(async ({ ctx, next }) => {
 
 export const router = t.router;
 
-/** Every procedure needs an API key; `ctx.svc` is the same ServiceContext REST and GraphQL use. */
-export const authedProcedure = t.procedure.use(errorBoundary).use(async ({ ctx, next }) => {
-  const svc = await authenticateRequest(ctx.deps, ctx.headers, ctx.requestId, { receivedAt: ctx.receivedAt, clientIp: ctx.clientIp });
+/**
+ * Every procedure needs an API key; `ctx.svc` is the same ServiceContext REST and GraphQL use. A
+ * query stops its database work when its client goes away (the call's signal); a mutation runs to its end.
+ */
+export const authedProcedure = t.procedure.use(errorBoundary).use(async ({ ctx, next, type, signal }) => {
+  const svc = await authenticateRequest(ctx.deps, ctx.headers, ctx.requestId, {
+    receivedAt: ctx.receivedAt,
+    clientIp: ctx.clientIp,
+    signal: type === 'query' ? signal : undefined,
+  });
   await priceRequest(ctx, svc);
   return next({ ctx: { ...ctx, svc } });
 });

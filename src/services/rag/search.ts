@@ -21,8 +21,11 @@ export const ZSearchInput = z
   .strict();
 export type SearchInput = z.input<typeof ZSearchInput>;
 
-/** Validates and resolves the KB up front, so errors surface before any streaming starts. */
-export async function startSearch(ctx: ServiceContext, rawInput: SearchInput, signal?: AbortSignal): Promise<AsyncGenerator<AnswerEvent>> {
+/**
+ * Validates and resolves the KB up front, so errors surface before any streaming starts. The answer
+ * stops with `signal`, by default the read's own (a GraphQL `search` whose client left).
+ */
+export async function startSearch(ctx: ServiceContext, rawInput: SearchInput, signal = ctx.signal): Promise<AsyncGenerator<AnswerEvent>> {
   const input = parseInput(ZSearchInput, rawInput);
   const kb = await requireKb(ctx, input.kb_id);
   const retrieval = await withOrgShare(ctx, () => retrieve(ctx, kb, input.query, { topK: input.top_k }));
