@@ -67,6 +67,13 @@ describe('questionContent', () => {
     // Coverage alone (no cosine, no BM25): "long" counted once, and the widget's follow-up was refused.
     expect(passageSupport('How long can the Zephyr-9 fly?', [{ text: 'The Zephyr-9 can fly for 47 minutes on a single battery charge.' }])).toEqual([1]);
   });
+
+  it('leaves out the words that ask for a name or a kind in other languages too, as "name" and "called" in English', () => {
+    const asked = (q: string, language: 'de' | 'es' | 'zh') => readingIn(language, () => questionContent(tokenize(q)).map((t) => t.lower));
+    expect(asked('Wie lautet der Nachname des Gründers?', 'de')).toEqual(['gründers']);
+    expect(asked('¿Cómo se llamaba el primer alcalde?', 'es')).toEqual(['alcalde']);
+    expect(asked('哪位作家写了这本书？', 'zh')).not.toContain('哪位');
+  });
 });
 
 describe('splitSentences', () => {

@@ -5,7 +5,7 @@
 import { writtenWithoutSpaces, type Language } from '../../text/language';
 import { stem } from '../../text/porter';
 import { stemmerFor } from '../../text/stem';
-import { stopwordsFor } from '../../text/stopwords';
+import { unaskedWordsFor } from '../../text/stopwords';
 import { isAscii, pieces, wordSegments } from '../../text/words';
 
 export interface Token {
@@ -145,7 +145,7 @@ const HYPHEN = /^[-‐]$/;
 
 function tokenizeText(text: string, language: Language | null): readonly Token[] {
   const stemOf = stemmerFor(language);
-  const stops = language === null ? null : stopwordsFor(language);
+  const stops = language === null ? null : unaskedWordsFor(language);
   const out: Token[] = [];
   const add = (raw: string, start: number) => out.push(makeToken(raw, start, stemOf, stops));
   for (const [from, to] of pieces(text)) {
