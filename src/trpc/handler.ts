@@ -1,6 +1,6 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import type { HttpDeps } from '../http/authenticate-request';
-import type { TrpcCall } from '../http/read-cost';
+import { READ_BUDGET_BYTES, type TrpcCall } from '../http/read-cost';
 import { appRouter } from './router';
 
 /**
@@ -63,6 +63,32 @@ function tooLargeBatch(request: Request): Response | null {
   );
 }
 
+/**
+ * The read budget after the work, as GraphQL's response cap (src/graphql/limits.ts): the estimate
+ * prices chunk text at the organisation's average length in characters, so chunks longer than the
+ * average, or in a script of two or more bytes per character, can pass it and return more. A query's
+ * JSON answer over READ_BUDGET_BYTES is replaced by a 400 in tRPC's error shape (one for the whole
+ * request, as a too-large batch is). Only queries (GET): a mutation's answer reports work already
+ * done, and streamed answers (subscriptions) are bounded per event.
+ */
+async function boundedAnswer(request: Request, res: Response): Promise<Response> {
+  if (request.method !== 'GET' || !/^application\/json\b/i.test(res.headers.get('content-type') ?? '')) return res;
+  const text = await res.text();
+  const bytes = Buffer.byteLength(text);
+  if (bytes <= READ_BUDGET_BYTES) return new Response(text, { status: res.status, headers: res.headers });
+  const path = new URL(request.url).pathname.replace(/^\/trpc\//, '');
+  return Response.json(
+    {
+      error: {
+        message: `The response would be ${Math.round(bytes / 1048576)} MB; at most ${READ_BUDGET_BYTES / 1048576} MB are returned in one request: ask for fewer items, or send fewer calls in one batch`,
+        code: -32600,
+        data: { code: 'BAD_REQUEST', httpStatus: 400, path, app_code: 'invalid_input', field: 'limit' },
+      },
+    },
+    { status: 400 },
+  );
+}
+
 /** The calls a request holds, with their inputs, for pricing the whole request before any runs. */
 async function readCalls(request: Request): Promise<TrpcCall[]> {
   const url = new URL(request.url);
@@ -96,7 +122,7 @@ export function createTrpcHandler(deps: HttpDeps) {
     const parsed = await parsedBody(request);
     if ('refusal' in parsed) return parsed.refusal;
     const calls = await readCalls(parsed.request);
-    return fetchRequestHandler({
+    const res = await fetchRequestHandler({
       endpoint: '/trpc',
       req: parsed.request,
       router: appRouter,
@@ -107,6 +133,7 @@ export function createTrpcHandler(deps: HttpDeps) {
         return retryAfter > 0 ? { headers: { 'retry-after': String(retryAfter) } } : {};
       },
     });
+    return boundedAnswer(request, res);
   };
 }
 
