@@ -7,6 +7,17 @@
  * service lists (REST, GraphQL, tRPC) with slowloris clients alongside, then floods from one organisation for `seconds`
  * (default 60), and prints: answers by status, problems (5xx, non-JSON errors), peak RSS, and the
  * other organisation's p50/p95 for GET /api/kbs and a search during each phase.
+ *
+ * Every run ends with issue 44's worst-case reads (bench/lib/worst-reads.ts); `abuse reads [seconds]`
+ * runs only those. The attacker's new KB has ABUSE_READ_DOCS documents (default 50) of
+ * ABUSE_READ_CHUNKS chunks each (default 400); for each class (the nested GraphQL read
+ * `knowledgeBase { documents { chunks(first: 199) { nodes { id text headingPath duplicates } } } }`
+ * and a tRPC batch of 20 `documents.chunks` with limit 200) four attackers send it back to back
+ * for `seconds` (default 30; after a 429 an attacker waits its retry-after, at most 1 s) while the
+ * other organisation calls GET /api/kbs; prints the attackers' answers by status and error code and
+ * the victim's p50/p95 idle, during and in the 10 s after (target: p95 under 250 ms during).
+ * With ABUSE_DB=postgres (`reads` only) the server runs on a throwaway PostgreSQL cluster
+ * (or a new database on TEST_DATABASE_URL), its worker inline.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,19 +25,72 @@ import path from 'node:path';
 import { abuseRun, floodRun, NEIGHBOUR_P95_MS, RSS_BOUND_MB, setUpOrgs } from '../test/helpers/abuse-run';
 import { percentile } from '../test/helpers/abuse';
 import { hostileRun, seedAttacker } from '../test/helpers/hostile-run';
+import pg from 'pg';
+import { startThrowawayCluster } from '../test/infra/postgres-cluster';
 import { startServer } from '../test/helpers/server-process';
+import { runReadClass, seedManyChunks, worstReads } from './lib/worst-reads';
 
 const hostileOnly = process.argv[2] === 'hostile';
-const perEndpoint = Number(hostileOnly ? 0 : (process.argv[2] ?? 20));
+const readsOnly = process.argv[2] === 'reads';
+const perEndpoint = Number(hostileOnly || readsOnly ? 0 : (process.argv[2] ?? 20));
 const seconds = Number(process.argv[3] ?? 60);
+const readSeconds = Number((readsOnly ? process.argv[3] : undefined) ?? 30);
+const readDocs = Number(process.env.ABUSE_READ_DOCS ?? 50);
+const readChunks = Number(process.env.ABUSE_READ_CHUNKS ?? 400);
+/** Issue 44's target for the other organisation's p95 while four worst-case reads run. */
+const READ_VICTIM_P95_MS = 250;
 const seed = Number(process.env.ABUSE_SEED ?? 42);
+const onPostgres = process.env.ABUSE_DB === 'postgres';
+if (onPostgres && !readsOnly) throw new Error('ABUSE_DB=postgres runs only with `abuse reads`');
 const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-bench-abuse-'));
+const cluster = onPostgres && !process.env.TEST_DATABASE_URL ? await startThrowawayCluster() : null;
+const databaseUrl = onPostgres ? await newDatabase(process.env.TEST_DATABASE_URL ?? cluster!.url) : '';
 // The slowloris phase wants a short headers timeout; alone, the hostile phase runs with the default
 // (3 s made a loaded server answer ordinary requests 408).
-const server = await startServer({ DATA_DIR: dataDir, DATABASE_URL: '', CRAWL_ALLOW_PRIVATE: 'true', ...(hostileOnly ? {} : { HTTP_HEADERS_TIMEOUT_MS: '3000' }) });
+const server = await startServer({
+  DATA_DIR: dataDir,
+  DATABASE_URL: databaseUrl,
+  CRAWL_ALLOW_PRIVATE: 'true',
+  ...(onPostgres ? { WORKER_INLINE: 'true' } : {}),
+  ...(hostileOnly || readsOnly ? {} : { HTTP_HEADERS_TIMEOUT_MS: '3000' }),
+});
 const ms = (v: number) => `${Math.round(v)} ms`;
 try {
-  const orgs = await setUpOrgs(server, dataDir);
+  const orgs = await setUpOrgs(server, dataDir, databaseUrl);
+  console.log(`database: ${onPostgres ? 'PostgreSQL' : 'embedded'}`);
+  if (!readsOnly) await hostilePhases(orgs);
+  const seeded = await seedManyChunks(orgs, { docs: readDocs, chunksPerDoc: readChunks, timeoutMs: 3_600_000 });
+  console.log(`worst-case reads: a KB of ${seeded.docIds.length} documents × ${readChunks} sections, ${seeded.chunks.toLocaleString('en')} chunks (ingested in ${seeded.seconds.toFixed(0)} s); 4 attackers for ${readSeconds} s per class`);
+  for (const cls of worstReads(orgs, seeded)) {
+    const r = await runReadClass(orgs, cls, { attackers: 4, seconds: readSeconds, idleSeconds: 10, afterSeconds: 10 });
+    const v = r.victim;
+    const phase = (p: typeof v.idle) => `p50 ${ms(p.p50)} p95 ${ms(p.p95)} (${p.n} requests${p.failures.length ? `, ${p.failures.length} failures: ${[...new Set(p.failures)].slice(0, 2).join('; ')}` : ''})`;
+    console.log(`  ${r.name}`);
+    console.log(`    attackers: ${JSON.stringify(r.attackers.answers)}; ${r.attackers.abortedAtEnd} still running at the end (aborted); answer p50 ${ms(r.attackers.p50Ms)}, max ${ms(r.attackers.maxMs)}, mean ${(r.attackers.meanBytes / 1024).toFixed(1)} KB`);
+    for (const [label, message] of Object.entries(r.attackers.messages)) console.log(`      ${label}: ${message}`);
+    console.log(`    victim GET /api/kbs idle ${phase(v.idle)}`);
+    console.log(`    victim GET /api/kbs during ${phase(v.during)} (target p95 < ${READ_VICTIM_P95_MS} ms: ${v.during.p95 < READ_VICTIM_P95_MS ? 'met' : 'NOT met'})`);
+    console.log(`    victim GET /api/kbs 10 s after ${phase(v.after)}`);
+  }
+  console.log(`  server still running: ${server.child.exitCode === null}`);
+} finally {
+  await server.stop();
+  cluster?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+async function newDatabase(adminUrl: string): Promise<string> {
+  const name = `gw_bench_abuse_${process.pid}_${Date.now()}`;
+  const c = new pg.Client({ connectionString: adminUrl });
+  await c.connect();
+  await c.query(`create database ${name}`);
+  await c.end();
+  const u = new URL(adminUrl);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+async function hostilePhases(orgs: Awaited<ReturnType<typeof setUpOrgs>>) {
   await seedAttacker(orgs);
   const h = await hostileRun(server, orgs, dataDir, { afterSeconds: 60 });
   const mark = (ok: boolean) => (ok ? 'ok ' : 'BAD');
@@ -52,7 +116,4 @@ try {
     console.log(`  other org GET /api/kbs p50 ${ms(percentile(flood.neighbour.kbs, 50))} p95 ${ms(flood.neighbourP95.kbs)}; search p50 ${ms(percentile(flood.neighbour.search, 50))} p95 ${ms(flood.neighbourP95.search)}; failures ${flood.neighbour.failures.length}${flood.neighbour.failures.length ? `: ${[...new Set(flood.neighbour.failures)].slice(0, 3).join('; ')}` : ''}`);
     console.log(`  server still running: ${server.child.exitCode === null}`);
   }
-} finally {
-  await server.stop();
-  rmSync(dataDir, { recursive: true, force: true });
 }

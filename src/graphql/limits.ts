@@ -256,6 +256,7 @@ function costPlugin(): Plugin<CostContext> {
     stop: (result: { errors: GraphQLError[] }) => void,
   ) => {
     const rootFields = operationCost(args.document, args.operationName);
+    let charged = false;
     try {
       if (rootFields > GRAPHQL_LIMITS.maxCost) {
         throw new AppError('invalid_input', `The request asks for ${rootFields} root fields; at most ${GRAPHQL_LIMITS.maxCost} are allowed in one request`);
@@ -270,9 +271,20 @@ function costPlugin(): Plugin<CostContext> {
       }
       // Priced by the bytes it will read too: 10,000 chunk texts pass the node ceiling and read 12 MB.
       assertWithinReadBudget(bytes, 'each list\'s "first" or assumed size, multiplied through its nesting, chunk text at this organisation\'s average length');
+      charged = true;
       await args.contextValue.chargeCost(Math.max(rootFields, Math.ceil(nodes / GRAPHQL_LIMITS.nodesPerPoint), readPoints(bytes)));
     } catch (err) {
-      stop({ errors: [appGraphQLError(toAppError(err))] });
+      let error = toAppError(err);
+      // A refused read still costs a point, as every REST and tRPC call does: uncharged, one key sent
+      // 2,000 refused reads in 30 s, never limited.
+      if (!charged) {
+        try {
+          await args.contextValue.chargeCost(1);
+        } catch (chargeErr) {
+          error = toAppError(chargeErr);
+        }
+      }
+      stop({ errors: [appGraphQLError(error)] });
     }
   };
   const bound = (result: unknown, setResult: (r: never) => void) => {

@@ -18,12 +18,12 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 
 export type Orgs = { attacker: Target; victim: Target };
 
-async function createOrg(dataDir: string): Promise<string> {
+async function createOrg(dataDir: string, databaseUrl: string): Promise<string> {
   const stdout = await new Promise<string>((resolve, reject) =>
     execFile(
       process.execPath,
       ['src/app-bundle/launch.mjs', 'cli', 'org', 'create', '--name', `Victim ${Date.now()}`, '--json'],
-      { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'warn' }, timeout: 120_000 },
+      { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' }, timeout: 120_000 },
       (err, out, stderr) => (err ? reject(new Error(stderr)) : resolve(out)),
     ),
   );
@@ -40,8 +40,9 @@ async function target(url: string, key: string): Promise<Target> {
   return { url, key, kbId: kb.kb.id, docId: doc.document.id };
 }
 
-export async function setUpOrgs(server: StartedServer, dataDir: string): Promise<Orgs> {
-  const victimKey = await createOrg(dataDir);
+/** `databaseUrl`: the server's DATABASE_URL ('' for the embedded database in `dataDir`). */
+export async function setUpOrgs(server: StartedServer, dataDir: string, databaseUrl = ''): Promise<Orgs> {
+  const victimKey = await createOrg(dataDir, databaseUrl);
   return { attacker: await target(server.url, server.apiKey!), victim: await target(server.url, victimKey) };
 }
 

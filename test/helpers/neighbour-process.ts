@@ -8,10 +8,11 @@ import { fork } from 'node:child_process';
 import type { Target } from './abuse-target';
 
 export type NeighbourSamples = { kbs: number[]; search: number[]; failures: string[] };
+export type NeighbourKind = 'kbs' | 'search';
 
 /** Starts the victim's client in a child process; `stop()` ends it and resolves to its samples. */
-export async function neighbourProcess(target: Target): Promise<{ stop: () => Promise<NeighbourSamples> }> {
-  const child = fork(import.meta.filename, [JSON.stringify(target)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+export async function neighbourProcess(target: Target, kinds: NeighbourKind[] = ['kbs', 'search']): Promise<{ stop: () => Promise<NeighbourSamples> }> {
+  const child = fork(import.meta.filename, [JSON.stringify(target), JSON.stringify(kinds)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const result = new Promise<NeighbourSamples>((resolve, reject) => {
     child.on('message', (m: { ready?: true; samples?: NeighbourSamples }) => m.samples && resolve(m.samples));
     child.on('exit', (code) => reject(new Error(`neighbour process exited with ${code} before its samples`)));
@@ -30,8 +31,8 @@ export async function neighbourProcess(target: Target): Promise<{ stop: () => Pr
 
 const NEIGHBOUR_PAIR_MS = 250;
 
-/** Another organisation's requests: GET /api/kbs and a search, in turn, until `stopped()`. */
-export async function measureNeighbourSamples(target: Target, stopped: () => boolean): Promise<NeighbourSamples> {
+/** Another organisation's requests: GET /api/kbs and a search (or only `kinds`), in turn, until `stopped()`. */
+export async function measureNeighbourSamples(target: Target, stopped: () => boolean, kinds: NeighbourKind[] = ['kbs', 'search']): Promise<NeighbourSamples> {
   const out: NeighbourSamples = { kbs: [], search: [], failures: [] };
   while (!stopped()) {
     const pairStarted = performance.now();
@@ -39,6 +40,7 @@ export async function measureNeighbourSamples(target: Target, stopped: () => boo
       ['kbs', { method: 'GET' }],
       ['search', { method: 'POST', body: JSON.stringify({ kb_id: target.kbId, query: 'How long do refunds take?' }) }],
     ] as const) {
+      if (!kinds.includes(kind)) continue;
       const started = performance.now();
       const res = await fetch(`${target.url}${kind === 'kbs' ? '/api/kbs' : '/api/rag/search'}`, {
         ...init,
@@ -63,6 +65,7 @@ if (process.argv[1] === import.meta.filename && process.send && process.argv[2])
   let stopped = false;
   process.on('message', () => (stopped = true));
   process.send({ ready: true });
-  const samples = await measureNeighbourSamples(JSON.parse(process.argv[2]) as Target, () => stopped);
+  const kinds = process.argv[3] ? (JSON.parse(process.argv[3]) as NeighbourKind[]) : undefined;
+  const samples = await measureNeighbourSamples(JSON.parse(process.argv[2]) as Target, () => stopped, kinds);
   process.send({ samples }, () => process.exit(0));
 }

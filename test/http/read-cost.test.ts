@@ -74,6 +74,19 @@ describe('GraphQL', () => {
     expect(((await ok.json()) as any).data.knowledgeBase.documents[0].chunks.nodes.length).toBeGreaterThan(0);
   });
 
+  it('charges a refused read one point, so refusals are rate limited like any request', async () => {
+    const refused = await pointsOf(() => gql(`{ knowledgeBase(id: "${kbId}") { documents { chunks(first: 199) { nodes { id text } } } } }`));
+    expect(refused.res.status).toBe(400);
+    expect(refused.points).toBe(1);
+    // On a key with 3 points a minute the fourth refused read is a 429, not another free refusal.
+    const strict = createApp({ ...t.deps, rateLimiter: createRateLimiter(3) });
+    const send = () =>
+      strict.fetch(new Request('http://groundwork.test/graphql', { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ query: `{ knowledgeBase(id: "${kbId}") { documents { chunks(first: 199) { nodes { text } } } } }` }) }));
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await send()).status);
+    expect(statuses).toEqual([400, 400, 400, 429]);
+  });
+
   it('prices a page size given in variables the same way', async () => {
     const query = `query ($n: Int) { knowledgeBase(id: "${kbId}") { documents { chunks(first: $n) { nodes { text } } } } }`;
     const res = await gql(query, key, { n: 199 });
