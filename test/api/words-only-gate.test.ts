@@ -6,11 +6,7 @@
  * nothing about are refused. The calibration itself is measured by `npm run bench -- languages`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { restClient } from '../helpers/api-client';
-import { createOrgWithKey } from '../helpers/factories';
-import { runQueuedJobs } from '../helpers/jobs';
-import { createTestApp, type TestApp } from '../helpers/test-app';
-import { uploadFile } from '../helpers/upload';
+import { searchableKb } from '../helpers/searchable-kb';
 
 const PARAGRAPHS = {
   'uhrmacher.txt':
@@ -23,26 +19,12 @@ const PARAGRAPHS = {
     'Der Felsacher Bergkäse reift mindestens acht Monate in Felsenkellern. Die Milch stammt ausschließlich von Kühen, die im Sommer auf den Almen weiden. Jedes Jahr im Oktober feiert der Ort ein Käsefest, bei dem der schwerste Laib prämiert wird. Die Sennerei exportiert ihren Käse inzwischen bis nach Japan.',
 };
 
-type Search = { answer: string; refused: boolean; citations: Array<{ filename: string }> };
-
-let t: TestApp;
-let api: ReturnType<typeof restClient>;
-let kbId: string;
+let kb: Awaited<ReturnType<typeof searchableKb>>;
 beforeAll(async () => {
-  t = await createTestApp();
-  const { api_key } = await createOrgWithKey(t.deps);
-  api = restClient(t.app, api_key);
-  kbId = (await api.post('/api/kbs', { name: 'Felsach' })).body.kb.id;
-  for (const [name, text] of Object.entries(PARAGRAPHS)) expect((await uploadFile(t.app, api_key, kbId, { name, bytes: text })).status).toBe(202);
-  await runQueuedJobs(t);
+  kb = await searchableKb(Object.entries(PARAGRAPHS).map(([name, bytes]) => ({ name, bytes })));
 });
-afterAll(() => t?.close());
-
-const search = async (query: string): Promise<Search> => {
-  const res = await api.post('/api/rag/search', { kb_id: kbId, query, top_k: 5 });
-  expect(res.status).toBe(200);
-  return res.body as Search;
-};
+afterAll(() => kb?.t.close());
+const search = (query: string) => kb.search(query);
 
 describe('the words-only refusal gate, in German', () => {
   for (const [question, file] of [
