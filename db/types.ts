@@ -5,12 +5,14 @@
 import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable, Updateable } from 'kysely';
 import type { Chunk, DocumentIdentity, EvalExpectation, EvalPassage, EvalRunCase, EvalRegression, EvalRunSettings, EvalSummary, StoredEvalSettings, StoredVoiceSettings, UploadReport } from './json-columns';
 import type { DocumentWarning } from '../src/ingest/types';
-import type { AdminSessionId, ApiKeyId, BatchId, ChunkId, DocumentId, EvalCaseId, EvalRunId, KbId, MessageId, OrgId, SessionId } from '../src/ids';
+import type { AdminSessionId, ApiKeyId, BatchId, ChunkId, DocumentId, EvalCaseId, EvalRunId, InvitationId, KbId, MessageId, OrgId, SessionId, UserId } from '../src/ids';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Json<T> = ColumnType<T, string | T, string | T>;
 
 export type PlanName = 'free' | 'starter' | 'pro';
+export type Role = 'owner' | 'admin' | 'editor' | 'viewer';
+export type KeyScope = 'full' | 'query';
 
 export type OrgSettings = {
   voice_enabled?: boolean;
@@ -37,6 +39,8 @@ export interface ApiKeysTable {
   prefix: string;
   /** sha256 of the whole key (keys are 190-bit random, so a slow KDF buys nothing). */
   hash: string;
+  /** `full`: everything the organisation may do; `query`: search, chat and widget reads only. */
+  scope: ColumnType<KeyScope, KeyScope | undefined, KeyScope>;
   created_at: Timestamp;
   last_used_at: Timestamp | null;
   revoked_at: Timestamp | null;
@@ -266,7 +270,12 @@ export interface AdminSessionsTable {
   org_id: OrgId;
   /** sha256 of the cookie's secret; the secret itself is never stored. */
   secret_hash: string;
-  created_via: 'api_key' | 'link';
+  created_via: 'api_key' | 'link' | 'password' | 'invitation';
+  /** The person signed in; null for a session opened with an API key (it acts as an owner). */
+  user_id: ColumnType<UserId | null, UserId | null | undefined, UserId | null>;
+  ip: ColumnType<string | null, string | null | undefined, string | null>;
+  user_agent: ColumnType<string | null, string | null | undefined, string | null>;
+  last_seen_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   created_at: Timestamp;
   expires_at: Timestamp;
   revoked_at: Timestamp | null;
@@ -275,6 +284,8 @@ export interface AdminSessionsTable {
 export interface AdminSignInLinksTable {
   token_hash: string;
   org_id: OrgId;
+  /** The person the link signs in as; null: the organisation's first owner. */
+  user_id: ColumnType<UserId | null, UserId | null | undefined, UserId | null>;
   created_at: Timestamp;
   expires_at: Timestamp;
   used_at: Timestamp | null;
@@ -383,6 +394,50 @@ export interface EvalResultsTable {
   error: string | null;
 }
 
+/** A person of an organisation (migration 20261203_0900). */
+export interface UsersTable {
+  id: UserId;
+  org_id: OrgId;
+  /** Lower-cased; unique across the deployment, so sign-in needs no organisation. */
+  email: string;
+  name: string | null;
+  role: Role;
+  /** scrypt string (src/services/people/password-hash.ts); null until an invitation is accepted. */
+  password_hash: string | null;
+  created_at: Timestamp;
+  password_changed_at: Timestamp | null;
+  disabled_at: Timestamp | null;
+}
+
+export interface InvitationsTable {
+  id: InvitationId;
+  org_id: OrgId;
+  email: string;
+  role: Role;
+  /** sha256 of the link's token; the token is shown once. */
+  token_hash: string;
+  invited_by: UserId | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  accepted_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+}
+
+/** Who did what, append-only (a trigger refuses UPDATE and DELETE). */
+export interface AuditLogTable {
+  id: GeneratedAlways<string>;
+  org_id: OrgId;
+  at: Generated<Date>;
+  actor_type: string;
+  actor_id: string | null;
+  actor_label: string;
+  ip: string | null;
+  action: string;
+  target_type: string;
+  target_id: string | null;
+  changes: Json<Record<string, unknown>>;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -409,6 +464,9 @@ export interface Database {
   eval_cases: EvalCasesTable;
   eval_runs: EvalRunsTable;
   eval_results: EvalResultsTable;
+  users: UsersTable;
+  invitations: InvitationsTable;
+  audit_log: AuditLogTable;
 }
 
 export type Organization = Selectable<OrganizationsTable>;
@@ -421,3 +479,5 @@ export type ChunkRow = Selectable<ChunksTable>;
 export type EvalCaseRow = Selectable<EvalCasesTable>;
 export type EvalRunRow = Selectable<EvalRunsTable>;
 export type EvalResultRow = Selectable<EvalResultsTable>;
+export type UserRow = Selectable<UsersTable>;
+export type AuditLogRow = Selectable<AuditLogTable>;

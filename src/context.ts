@@ -9,6 +9,7 @@ import type { EmbeddingRegistry } from './ai/embedding-registry';
 import type { ModelRegistry } from './ai/providers';
 import type { Config } from './config';
 import type { ApiKeyId } from './ids';
+import { SYSTEM_ACTOR, type Actor } from './services/access/actor';
 import type { Logger } from './logger';
 import type { JobQueue } from './services/jobs-port';
 
@@ -30,6 +31,8 @@ export type Runtime = { config: Config; logger: Logger; database: DatabaseHandle
 export type ServiceContext = AppDeps & {
   org: Organization;
   apiKeyId: ApiKeyId | null;
+  /** Who is calling: what `authorize` (src/services/access/roles.ts) and the audit log go by. */
+  actor: Actor;
   requestId: string;
   /** When the request arrived (ms since the epoch; when it was authenticated if the transport does not say): where its time budgets start. */
   receivedAt: number;
@@ -43,13 +46,14 @@ export type ServiceContext = AppDeps & {
 export function createContext(
   deps: AppDeps,
   org: Organization,
-  opts: { apiKeyId?: ApiKeyId | null; requestId: string; receivedAt?: number; signal?: AbortSignal },
+  opts: { apiKeyId?: ApiKeyId | null; actor?: Actor; requestId: string; receivedAt?: number; signal?: AbortSignal },
 ): ServiceContext {
   const ctx: ServiceContext = {
     ...deps,
     logger: deps.logger.child({ requestId: opts.requestId, orgId: org.id }),
     org,
     apiKeyId: opts.apiKeyId ?? null,
+    actor: opts.actor ?? SYSTEM_ACTOR,
     requestId: opts.requestId,
     receivedAt: opts.receivedAt ?? Date.now(),
   };

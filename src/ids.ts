@@ -17,6 +17,8 @@ export const ID_PREFIXES = {
   batch: 'bat',
   evalCase: 'evc',
   evalRun: 'evr',
+  user: 'usr',
+  invitation: 'inv',
 } as const;
 
 type Prefix = keyof typeof ID_PREFIXES;
@@ -32,6 +34,8 @@ export type AdminSessionId = Id<'adminSession'>;
 export type BatchId = Id<'batch'>;
 export type EvalCaseId = Id<'evalCase'>;
 export type EvalRunId = Id<'evalRun'>;
+export type UserId = Id<'user'>;
+export type InvitationId = Id<'invitation'>;
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

@@ -9,6 +9,7 @@ import { authenticateAdminSession } from '../services/admin-sessions/authenticat
 import { authenticateApiKey } from '../services/api-keys/authenticate-api-key';
 import { apiKeyPrefix } from '../services/api-keys/api-key-secret';
 import { AppError } from '../errors';
+import { apiKeyActor, type Actor } from '../services/access/actor';
 import type { FailedKeyThrottle } from './failed-key-throttle';
 import type { RateLimiter } from './rate-limit';
 
@@ -47,10 +48,12 @@ export async function identifyRequest(
   if (session) {
     assertDashboardRequest(headers, { trustProxy: deps.config.trustProxy });
     const { org, sessionId } = await authenticateAdminSession(deps, session);
-    return { ctx: createContext(deps, org, { requestId, receivedAt: opts.receivedAt, signal: opts.signal }), charge: (points) => deps.rateLimiter.consume(sessionId, points) };
+    const actor: Actor = { type: 'key_session', id: null, label: 'dashboard session', role: 'owner', scope: 'full', sessionId, ip: opts.clientIp ?? null };
+    return { ctx: createContext(deps, org, { actor, requestId, receivedAt: opts.receivedAt, signal: opts.signal }), charge: (points) => deps.rateLimiter.consume(sessionId, points) };
   }
-  const { org, apiKeyId } = await authenticateThrottled(deps, apiKey, opts.clientIp ?? 'unknown');
-  return { ctx: createContext(deps, org, { apiKeyId, requestId, receivedAt: opts.receivedAt, signal: opts.signal }), charge: (points) => deps.rateLimiter.consume(apiKeyId, points) };
+  const { org, apiKeyId, prefix, scope } = await authenticateThrottled(deps, apiKey, opts.clientIp ?? 'unknown');
+  const actor = apiKeyActor({ id: apiKeyId, prefix, scope }, opts.clientIp);
+  return { ctx: createContext(deps, org, { apiKeyId, actor, requestId, receivedAt: opts.receivedAt, signal: opts.signal }), charge: (points) => deps.rateLimiter.consume(apiKeyId, points) };
 }
 
 /** A presented key from an address (or for a prefix) that keeps failing is refused before its lookup. */

@@ -4,7 +4,7 @@
  */
 import { ORG_COLUMNS } from '../orgs/org-columns';
 import type { AppDeps } from '../../context';
-import type { Organization } from '../../../db/types';
+import type { KeyScope, Organization } from '../../../db/types';
 import { AppError } from '../../errors';
 import type { ApiKeyId } from '../../ids';
 import { apiKeyMatches, apiKeyPrefix } from './api-key-secret';
@@ -15,7 +15,7 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 export async function authenticateApiKey(
   deps: Pick<AppDeps, 'db' | 'logger'>,
   presented: string | null | undefined,
-): Promise<{ org: Organization; apiKeyId: ApiKeyId }> {
+): Promise<{ org: Organization; apiKeyId: ApiKeyId; prefix: string; scope: KeyScope }> {
   if (!presented) throw new AppError('unauthorized', 'Missing API key: send it in the x-api-key header');
   const invalid = new AppError('unauthorized', 'Invalid or revoked API key');
   const prefix = apiKeyPrefix(presented.trim());
@@ -27,6 +27,7 @@ export async function authenticateApiKey(
     .select([
       'api_keys.id as key_id',
       'api_keys.hash',
+      'api_keys.scope as key_scope',
       'api_keys.revoked_at',
       'api_keys.last_used_at',
       ...ORG_COLUMNS,
@@ -43,6 +44,6 @@ export async function authenticateApiKey(
       .execute()
       .catch((err) => deps.logger.warn({ err }, 'could not record api key use'));
   }
-  const { key_id, hash: _h, revoked_at: _r, last_used_at: _l, ...org } = row;
-  return { org, apiKeyId: key_id };
+  const { key_id, key_scope, hash: _h, revoked_at: _r, last_used_at: _l, ...org } = row;
+  return { org, apiKeyId: key_id, prefix, scope: key_scope };
 }

@@ -3,6 +3,7 @@
  * KB widget on), then voice availability (plan, setting, provider). Every refusal carries the
  * protocol's code (the close-code table in docs/voice.md), which the gateway sends and closes with.
  */
+import { VISITOR_ACTOR } from '../access/actor';
 import type { KnowledgeBase } from '../../../db/types';
 import { createContext, type AppDeps, type ServiceContext } from '../../context';
 import { AppError } from '../../errors';
@@ -96,7 +97,7 @@ export async function authorizeVoice(
   if (!slot) {
     throw new VoiceRefusal('too_many_voice_sessions', `This organisation already has ${maxConcurrentSessions} voice conversations open; try again shortly`);
   }
-  const ctx = createContext(deps, org, { requestId: request.requestId });
+  const ctx = createContext(deps, org, { actor: VISITOR_ACTOR, requestId: request.requestId });
   let chatSessionId: SessionId;
   try {
     const session = await openSession(ctx, kb, request.sessionId ?? undefined, 'voice');

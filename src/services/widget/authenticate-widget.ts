@@ -4,6 +4,7 @@
  * and what was true at issue time must still be true now (origin still allowed, KB still there and
  * still enabled), so switching the widget off or tightening the allowlist takes effect at once.
  */
+import { VISITOR_ACTOR } from '../access/actor';
 import type { KnowledgeBase } from '../../../db/types';
 import { createContext, type AppDeps, type ServiceContext } from '../../context';
 import { AppError } from '../../errors';
@@ -28,5 +29,5 @@ export async function authenticateWidget(
   assertOriginAllowed(org, claims.origin);
   const kb = await loadWidgetKb(deps, org.id, claims.kb);
   assertWidgetEnabled(kb);
-  return { ctx: createContext(deps, org, { requestId: request.requestId }), kb, claims, visitor: request.visitor };
+  return { ctx: createContext(deps, org, { actor: VISITOR_ACTOR, requestId: request.requestId }), kb, claims, visitor: request.visitor };
 }
