@@ -30,6 +30,7 @@ import { analyzeChangedTables } from '../db/embedded/auto-analyze';
 import { createApp } from '../src/app';
 import { createContext } from '../src/context';
 import { createApiKey } from '../src/services/api-keys/create-api-key';
+import { SYSTEM_ACTOR } from '../src/services/access/actor';
 import { startKeptCluster, type Cluster } from '../test/infra/postgres-cluster';
 import { newId, type DocumentId, type KbId } from '../src/ids';
 import { splitSentences } from '../src/ingest/chunker';
@@ -134,7 +135,7 @@ async function run(kind: BenchDb) {
     let api_key: string;
     if (built) {
       orgId = built.org_id;
-      api_key = (await createApiKey(rt.deps, built.org_id as never, { name: 'search bench' })).api_key;
+      api_key = (await createApiKey({ db: rt.deps.db, org: await rt.deps.db.selectFrom('organizations').selectAll().where('id', '=', built.org_id as never).executeTakeFirstOrThrow(), actor: SYSTEM_ACTOR }, { name: 'search bench' })).api_key;
     } else {
       const created = await createOrg(rt.deps, { name: 'Search bench', slug: 'search-bench', plan: 'pro' });
       orgId = created.org.id;

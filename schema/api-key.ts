@@ -12,6 +12,7 @@ const ApiKeyRef = builder.objectRef<ApiKeyDto>('ApiKey').implement({
     id: t.exposeID('id'),
     prefix: t.exposeString('prefix', { description: 'The visible start of the key' }),
     name: t.exposeString('name', { nullable: true }),
+    scope: t.exposeString('scope', { description: '`full` (everything) or `query` (search, chat and widget tokens only)' }),
     createdAt: t.field({ type: 'DateTime', resolve: (k) => k.created_at }),
     lastUsedAt: t.field({ type: 'DateTime', nullable: true, resolve: (k) => k.last_used_at }),
     revokedAt: t.field({ type: 'DateTime', nullable: true, resolve: (k) => k.revoked_at }),
@@ -30,7 +31,7 @@ builder.queryFields((t) => ({
     type: [ApiKeyRef],
     resolve: async (_r, _a, ctx) => {
       const svc = await ctx.auth();
-      return listApiKeys(svc, svc.org.id);
+      return listApiKeys(svc);
     },
   }),
 }));
@@ -38,11 +39,11 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createApiKey: t.field({
     type: CreatedApiKeyRef,
-    args: { name: t.arg.string() },
-    resolve: async (_r, { name }, ctx) => {
+    args: { name: t.arg.string(), scope: t.arg.string({ description: '`full` (default) or `query`' }) },
+    resolve: async (_r, { name, scope }, ctx) => {
       const svc = await ctx.auth();
-      const created = await createApiKey(svc, svc.org.id, parseInput(ZCreateApiKeyInput, name ? { name } : {}));
-      return { api_key: created.api_key, key: { id: created.id, prefix: created.prefix, name: created.name, created_at: created.created_at, last_used_at: null, revoked_at: null } };
+      const created = await createApiKey(svc, parseInput(ZCreateApiKeyInput, { ...(name ? { name } : {}), ...(scope ? { scope } : {}) }));
+      return { api_key: created.api_key, key: { id: created.id, prefix: created.prefix, name: created.name, scope: created.scope, created_at: created.created_at, last_used_at: null, revoked_at: null } };
     },
   }),
   revokeApiKey: t.field({
@@ -50,8 +51,8 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_r, { id }, ctx) => {
       const svc = await ctx.auth();
-      const revoked = await revokeApiKey(svc, svc.org.id, String(id));
-      return (await listApiKeys(svc, svc.org.id)).find((k) => k.id === revoked.id)!;
+      const revoked = await revokeApiKey(svc, String(id));
+      return (await listApiKeys(svc)).find((k) => k.id === revoked.id)!;
     },
   }),
 }));

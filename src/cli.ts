@@ -9,9 +9,11 @@ import { AppError } from './errors';
 import { runningServerAddress } from './http/server-address';
 import { createLogger } from './logger';
 import { openRuntime, type Runtime } from './runtime';
-import { createApiKey } from './services/api-keys/create-api-key';
+import { createApiKey, ZCreateApiKeyInput } from './services/api-keys/create-api-key';
 import { listApiKeys } from './services/api-keys/list-api-keys';
 import { revokeApiKey } from './services/api-keys/revoke-api-key';
+import { SYSTEM_ACTOR } from './services/access/actor';
+import { parseInput } from './validation';
 import { createSignInLink } from './services/admin-sessions/create-sign-in-link';
 import { createOrg } from './services/orgs/create-org';
 import { findOrgBySlug } from './services/orgs/find-org';
@@ -75,12 +77,14 @@ key
   .command('create')
   .requiredOption('--org <slug>', 'organisation slug')
   .option('--name <name>', 'a label for the key')
+  .option('--scope <scope>', 'full (everything) or query (search, chat and widget tokens only)', 'full')
   .option('--json', 'print JSON')
   .action((opts) =>
     withRuntime(async (rt) => {
       const o = await findOrgBySlug(rt.deps, opts.org);
-      const created = await createApiKey(rt.deps, o.id, opts.name ? { name: opts.name } : {});
-      print(opts.json, created, `API key for ${o.slug} (shown once): ${created.api_key}\nid ${created.id}, prefix ${created.prefix}`);
+      const input = parseInput(ZCreateApiKeyInput, { ...(opts.name ? { name: opts.name } : {}), scope: opts.scope });
+      const created = await createApiKey({ db: rt.deps.db, org: o, actor: SYSTEM_ACTOR }, input);
+      print(opts.json, created, `API key for ${o.slug} (shown once, scope ${created.scope}): ${created.api_key}\nid ${created.id}, prefix ${created.prefix}`);
     }),
   );
 key
@@ -89,8 +93,8 @@ key
   .option('--json', 'print JSON')
   .action((opts) =>
     withRuntime(async (rt) => {
-      const keys = await listApiKeys(rt.deps, (await findOrgBySlug(rt.deps, opts.org)).id);
-      print(opts.json, { keys }, keys.map((k) => `${k.id}\t${k.prefix}…\t${k.revoked_at ? 'revoked' : 'active'}\t${k.name ?? ''}`).join('\n'));
+      const keys = await listApiKeys({ db: rt.deps.db, org: await findOrgBySlug(rt.deps, opts.org), actor: SYSTEM_ACTOR });
+      print(opts.json, { keys }, keys.map((k) => `${k.id}\t${k.prefix}…\t${k.revoked_at ? 'revoked' : 'active'}\t${k.scope}\t${k.name ?? ''}`).join('\n'));
     }),
   );
 key
@@ -100,7 +104,7 @@ key
   .option('--json', 'print JSON')
   .action((idOrPrefix: string, opts) =>
     withRuntime(async (rt) => {
-      const revoked = await revokeApiKey(rt.deps, (await findOrgBySlug(rt.deps, opts.org)).id, idOrPrefix);
+      const revoked = await revokeApiKey({ db: rt.deps.db, org: await findOrgBySlug(rt.deps, opts.org), actor: SYSTEM_ACTOR }, idOrPrefix);
       print(opts.json, revoked, `revoked ${revoked.id} (${revoked.prefix}…)`);
     }),
   );

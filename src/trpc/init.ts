@@ -5,9 +5,9 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import { ZodError } from 'zod';
 import { ERROR_CODES, publicDetails, toAppError, type AppError } from '../errors';
-import { authenticateRequest, type HttpDeps } from '../http/authenticate-request';
+import { identifyRequest, type HttpDeps } from '../http/authenticate-request';
 import { zodErrorToAppError } from '../validation';
-import type { ServiceContext } from '../context';
+import { stoppedBy, type ServiceContext } from '../context';
 import { assertWithinReadBudget, priceTrpcCalls, readPoints, type TrpcCall } from '../http/read-cost';
 import { averageChunkChars } from '../services/documents/text-size';
 
@@ -17,7 +17,7 @@ export type TrpcContext = { deps: HttpDeps; headers: Headers; requestId: string;
 /** One price per HTTP request, however many calls its batch holds (keyed by the shared context). */
 const priced = new WeakMap<object, Promise<void>>();
 
-function priceRequest(ctx: TrpcContext, svc: ServiceContext): Promise<void> {
+function priceRequest(ctx: TrpcContext, svc: ServiceContext, charge: (points: number) => Promise<void>): Promise<void> {
   let price = priced.get(ctx);
   if (!price) {
     price = (async () => {
@@ -26,7 +26,7 @@ function priceRequest(ctx: TrpcContext, svc: ServiceContext): Promise<void> {
       assertWithinReadBudget(bytes, n > 1 ? `a batch of ${n} calls, priced as one request` : 'its requested page size');
       // Each call already cost a point when it authenticated; the rest of the work is charged once.
       const extra = readPoints(bytes) - n;
-      if (extra > 0 && svc.apiKeyId) await ctx.deps.rateLimiter.consume(svc.apiKeyId, extra);
+      if (extra > 0) await charge(extra);
     })();
     priced.set(ctx, price);
   }
@@ -72,16 +72,24 @@ const errorBoundary = t.middleware(async ({ ctx, next }) => {
 
 export const router = t.router;
 
+/** Who is calling, looked up once per HTTP request however many calls its batch holds. */
+const identified = new WeakMap<object, ReturnType<typeof identifyRequest>>();
+
 /**
- * Every procedure needs an API key; `ctx.svc` is the same ServiceContext REST and GraphQL use. A
- * query stops its database work when its client goes away (the call's signal); a mutation runs to its end.
+ * Every procedure needs an API key or the dashboard's session cookie (with GraphQL's rules: same
+ * origin and the CSRF header); `ctx.svc` is the same ServiceContext REST and GraphQL use, with the
+ * caller's role. A query stops its database work when its client goes away (the call's signal); a
+ * mutation runs to its end. Each call costs one rate-limit point.
  */
 export const authedProcedure = t.procedure.use(errorBoundary).use(async ({ ctx, next, type, signal }) => {
-  const svc = await authenticateRequest(ctx.deps, ctx.headers, ctx.requestId, {
-    receivedAt: ctx.receivedAt,
-    clientIp: ctx.clientIp,
-    signal: type === 'query' ? signal : undefined,
-  });
-  await priceRequest(ctx, svc);
+  let identity = identified.get(ctx);
+  if (!identity) {
+    identity = identifyRequest(ctx.deps, ctx.headers, ctx.requestId, { sessionCookie: true, receivedAt: ctx.receivedAt, clientIp: ctx.clientIp });
+    identified.set(ctx, identity);
+  }
+  const { ctx: caller, charge } = await identity;
+  await charge(1);
+  const svc = type === 'query' && signal ? stoppedBy(caller, signal) : caller;
+  await priceRequest(ctx, svc, charge);
   return next({ ctx: { ...ctx, svc } });
 });

@@ -39,6 +39,10 @@ import { listEvalCases, ZEvalKbRef } from '../services/evals/list-eval-cases';
 import { getEvalRun, listEvalRuns, ZEvalRunRef, ZListEvalRunsInput } from '../services/evals/list-eval-runs';
 import { startEvalRun, ZStartEvalRunInput } from '../services/evals/start-eval-run';
 import { updateEvalCase, ZEvalCaseRef, ZUpdateEvalCaseInput } from '../services/evals/update-eval-case';
+import { listAuditLog, ZListAuditLogInput } from '../services/audit/list-audit-log';
+import { createApiKey, ZCreateApiKeyInput } from '../services/api-keys/create-api-key';
+import { listApiKeys } from '../services/api-keys/list-api-keys';
+import { revokeApiKey } from '../services/api-keys/revoke-api-key';
 import { authedProcedure, router } from './init';
 
 export const appRouter = router({
@@ -59,6 +63,14 @@ export const appRouter = router({
   insights: router({
     unanswered: authedProcedure.input(ZUnansweredInput).query(({ ctx, input }) => listUnansweredQuestions(ctx.svc, input)),
     activity: authedProcedure.input(ZActivityInput).query(({ ctx, input }) => getActivity(ctx.svc, input)),
+  }),
+  audit: router({
+    list: authedProcedure.input(ZListAuditLogInput).query(({ ctx, input }) => listAuditLog(ctx.svc, input)),
+  }),
+  keys: router({
+    list: authedProcedure.query(({ ctx }) => listApiKeys(ctx.svc)),
+    create: authedProcedure.input(ZCreateApiKeyInput).mutation(({ ctx, input }) => createApiKey(ctx.svc, input)),
+    revoke: authedProcedure.input(z.object({ id: z.string().min(1) }).strict()).mutation(({ ctx, input }) => revokeApiKey(ctx.svc, input.id)),
   }),
   org: router({
     settings: authedProcedure.query(({ ctx }) => getOrgSettings(ctx.svc)),

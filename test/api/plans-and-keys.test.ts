@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/services/api-keys/create-api-key';
 import { revokeApiKey } from '../../src/services/api-keys/revoke-api-key';
+import { SYSTEM_ACTOR } from '../../src/services/access/actor';
 import { restClient } from '../helpers/api-client';
 import { createOrgWithKey } from '../helpers/factories';
 import { createTestApp, type TestApp } from '../helpers/test-app';
@@ -36,10 +37,10 @@ describe('plan limits', () => {
 describe('API keys', () => {
   it('stops working the moment it is revoked; other keys of the org keep working', async () => {
     const { org, api_key } = await createOrgWithKey(t.deps);
-    const second = await createApiKey(t.deps, org.id as never, { name: 'ci' });
+    const second = await createApiKey({ db: t.deps.db, org: org as never, actor: SYSTEM_ACTOR }, { name: 'ci' });
     expect((await restClient(t.app, api_key).get('/api/kbs')).status).toBe(200);
 
-    const revoked = await revokeApiKey(t.deps, org.id as never, api_key.slice(0, 12));
+    const revoked = await revokeApiKey({ db: t.deps.db, org: org as never, actor: SYSTEM_ACTOR }, api_key.slice(0, 12));
     expect(revoked.prefix).toBe(api_key.slice(0, 12));
     const after = await restClient(t.app, api_key).get('/api/kbs');
     expect(after.status).toBe(401);

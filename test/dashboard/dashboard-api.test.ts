@@ -111,10 +111,17 @@ describe('dashboard session cookie', () => {
     expect(res.headers.get('set-cookie')).toBeNull();
   });
 
-  it('is not accepted by REST or tRPC, which keep API keys only', async () => {
-    const headers = { cookie: `gw_admin=${a.cookie}`, host: HOST, origin: ORIGIN, 'x-groundwork-csrf': '1' };
+  it('is not accepted by REST, which keeps API keys only; tRPC takes it under the same rules as GraphQL', async () => {
+    const headers = { cookie: `gw_admin=${a.cookie}`, host: HOST, origin: ORIGIN, 'sec-fetch-site': 'same-origin', 'x-groundwork-csrf': '1' };
     expect((await t.app.fetch(new Request(`${ORIGIN}/api/kbs`, { headers }))).status).toBe(401);
-    expect((await t.app.fetch(new Request(`${ORIGIN}/trpc/kbs.list`, { headers }))).status).toBe(401);
+    const listed = await t.app.fetch(new Request(`${ORIGIN}/trpc/kbs.list`, { headers }));
+    expect(listed.status).toBe(200);
+    expect(((await listed.json()) as { result: { data: { kbs: { id: string }[] } } }).result.data.kbs.map((k) => k.id)).toEqual([a.kbId]);
+    const { 'x-groundwork-csrf': _csrf, ...noCsrf } = headers;
+    expect((await t.app.fetch(new Request(`${ORIGIN}/trpc/kbs.list`, { headers: noCsrf }))).status).toBe(403);
+    expect((await t.app.fetch(new Request(`${ORIGIN}/trpc/kbs.list`, { headers: { ...headers, origin: 'https://evil.example' } }))).status).toBe(403);
+    const otherKb = await t.app.fetch(new Request(`${ORIGIN}/trpc/kbs.get?input=${encodeURIComponent(JSON.stringify({ id: b.kbId }))}`, { headers }));
+    expect(otherKb.status).toBe(404);
   });
 
   it('API keys keep working on GraphQL, with or without a cookie', async () => {

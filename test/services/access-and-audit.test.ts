@@ -55,7 +55,7 @@ describe('audit log', () => {
     const org = await t.db.selectFrom('organizations').selectAll().where('id', '=', dto.id).executeTakeFirstOrThrow();
     const ctx = createContext(t.deps, org, { requestId: 'test', actor: { ...SYSTEM_ACTOR, ip: '203.0.113.9' } });
     await recordAudit(ctx, { action: 'kb.delete', targetType: 'kb', targetId: 'kb_gone', changes: { name: 'Old' } });
-    const rows = await t.db.selectFrom('audit_log').selectAll().where('org_id', '=', org.id).execute();
+    const rows = await t.db.selectFrom('audit_log').selectAll().where('org_id', '=', org.id).where('action', '=', 'kb.delete').execute();
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ actor_type: 'system', actor_label: 'system', ip: '203.0.113.9', action: 'kb.delete', target_id: 'kb_gone', changes: { name: 'Old' } });
     await expect(t.db.updateTable('audit_log').set({ action: 'kb.create' }).where('org_id', '=', org.id).execute()).rejects.toThrow(/append-only/);

@@ -13,6 +13,7 @@ import { SandboxView } from './sandbox';
 import { EvalsView } from './evals';
 import { ActivityView, ConversationsView, UnansweredView } from './insights';
 import { EmbedView, SettingsView, UsageView } from './workspace';
+import { AuditView } from './audit';
 import { errorMessage, focusHeading, Notice } from './ui';
 import { org, refreshOrg, sessionEnded, type Org } from './session';
 
@@ -89,6 +90,7 @@ const NAV = [
   ['/embed', 'Embed'],
   ['/settings', 'Settings'],
   ['/usage', 'Usage'],
+  ['/audit', 'Audit log'],
 ] as const;
 
 function View({ path, o }: { path: string; o: Org }) {
@@ -103,6 +105,7 @@ function View({ path, o }: { path: string; o: Org }) {
   if (parts[0] === 'embed') return <EmbedView org={o} />;
   if (parts[0] === 'settings') return <SettingsView org={o} />;
   if (parts[0] === 'usage') return <UsageView org={o} />;
+  if (parts[0] === 'audit') return <AuditView />;
   return <KbListView />;
 }
 

@@ -144,8 +144,8 @@ export const UpdateSettings = graphql(`
   }
 `);
 
-export const ApiKeys = graphql(`query ApiKeys { apiKeys { id prefix name createdAt lastUsedAt revokedAt } }`);
-export const CreateApiKey = graphql(`mutation CreateApiKey($name: String) { createApiKey(name: $name) { apiKey key { id prefix } } }`);
+export const ApiKeys = graphql(`query ApiKeys { apiKeys { id prefix name scope createdAt lastUsedAt revokedAt } }`);
+export const CreateApiKey = graphql(`mutation CreateApiKey($name: String, $scope: String) { createApiKey(name: $name, scope: $scope) { apiKey key { id prefix scope } } }`);
 export const RevokeApiKey = graphql(`mutation RevokeApiKey($id: ID!) { revokeApiKey(id: $id) { id revokedAt } }`);
 
 export const Usage = graphql(`
@@ -230,3 +230,12 @@ export const ImportEvalCases = graphql(`
   mutation ImportEvalCases($kbId: ID!, $content: String!, $format: EvalFileFormat) { importEvalCases(kbId: $kbId, content: $content, format: $format) { imported } }
 `);
 export const StartEvalRun = graphql(`mutation StartEvalRun($kbId: ID!) { startEvalRun(kbId: $kbId) { ...EvalRunFields } }`, [EvalRunFields]);
+
+export const AuditLog = graphql(`
+  query AuditLog($action: String, $actor: String, $from: String, $to: String, $before: String) {
+    auditLog(action: $action, actor: $actor, from: $from, to: $to, before: $before, first: 50) {
+      entries { id at actor { type label } ip action targetType targetId changes }
+      nextBefore
+    }
+  }
+`);

@@ -334,6 +334,7 @@ function VoiceSettingsForm() {
 function Keys() {
   const { data, error, reload } = useLoad(() => gql(ApiKeys), []);
   const [name, setName] = useState('');
+  const [scope, setScope] = useState<'full' | 'query'>('query');
   const [created, setCreated] = useState<ResultOf<typeof CreateApiKey>['createApiKey'] | null>(null);
   const [revoking, setRevoking] = useState<{ id: string; prefix: string } | null>(null);
   const [formError, setFormError] = useState<string | null>(null);
@@ -344,7 +345,7 @@ function Keys() {
       <form class="row" onSubmit={async (e) => {
         e.preventDefault();
         try {
-          setCreated((await gql(CreateApiKey, name ? { name } : {})).createApiKey);
+          setCreated((await gql(CreateApiKey, { ...(name ? { name } : {}), scope })).createApiKey);
           setName('');
           setFormError(null);
           void reload();
@@ -356,22 +357,30 @@ function Keys() {
           <label for="key-name">Name of a new key</label>
           <input id="key-name" value={name} maxLength={100} onInput={(e) => setName(e.currentTarget.value)} placeholder="e.g. CI" style="width:100%" />
         </div>
+        <div>
+          <label for="key-scope">Scope</label>
+          <select id="key-scope" value={scope} onChange={(e) => setScope(e.currentTarget.value as 'full')} aria-describedby="key-scope-help">
+            <option value="query">query: search and chat</option>
+            <option value="full">full: everything</option>
+          </select>
+        </div>
         <button class="primary" type="submit">Create key</button>
       </form>
+      <p id="key-scope-help" class="small muted">A <strong>query</strong> key can only search, chat and start widget sessions: give it to a website or app. A <strong>full</strong> key can also change and delete knowledge bases, documents and keys.</p>
       {created && (
         <div class="notice ok" role="status" data-testid="new-key">
-          <p style="margin-top:0">New key — shown this once, store it now:</p>
+          <p style="margin-top:0">New {created.key.scope} key — shown this once, store it now:</p>
           <pre>{created.apiKey}</pre>
           <CopyButton text={created.apiKey} label="Copy key" /> <button type="button" onClick={() => setCreated(null)}>Done</button>
         </div>
       )}
       <div class="table-wrap">
         <table>
-          <thead><tr><th>Prefix</th><th>Name</th><th>Created</th><th>Last used</th><th>State</th><th><span class="skip">Actions</span></th></tr></thead>
+          <thead><tr><th>Prefix</th><th>Name</th><th>Scope</th><th>Created</th><th>Last used</th><th>State</th><th><span class="skip">Actions</span></th></tr></thead>
           <tbody>
             {data?.apiKeys.map((k) => (
               <tr data-key={k.prefix}>
-                <td data-label="Prefix"><code>{k.prefix}…</code></td><td data-label="Name">{k.name ?? ''}</td><td class="small" data-label="Created">{formatDate(k.createdAt)}</td><td class="small" data-label="Last used">{formatDate(k.lastUsedAt)}</td>
+                <td data-label="Prefix"><code>{k.prefix}…</code></td><td data-label="Name">{k.name ?? ''}</td><td data-label="Scope">{k.scope}</td><td class="small" data-label="Created">{formatDate(k.createdAt)}</td><td class="small" data-label="Last used">{formatDate(k.lastUsedAt)}</td>
                 <td data-label="State">{k.revokedAt ? <span class="badge failed">revoked</span> : <span class="badge ready">active</span>}</td>
                 <td data-label="Actions">{!k.revokedAt && <button type="button" class="danger" aria-label={`Revoke ${k.prefix}`} onClick={() => setRevoking(k)}>Revoke</button>}</td>
               </tr>

@@ -30,6 +30,7 @@ export const PERMISSIONS = {
   'document.write': { role: 'editor', what: 'change documents' },
   'annotation.write': { role: 'editor', what: 'give or change curated answers' },
   'eval.write': { role: 'editor', what: 'change or run test sets' },
+  'conversation.delete': { role: 'editor', what: 'delete conversations' },
   /** Organisation settings: widget origins, voice. */
   'settings.update': { role: 'admin', what: 'change the organisation’s settings' },
   'key.read': { role: 'admin', what: 'see API keys' },

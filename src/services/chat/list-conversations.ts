@@ -12,6 +12,7 @@ import { isIdOf, type SessionId } from '../../ids';
 import { parseInput } from '../../validation';
 import { requireKb } from '../kbs/require-kb';
 import { withOrgRead } from '../org-share';
+import { authorize } from '../access/roles';
 
 export const CONVERSATION_SOURCES = ['api', 'widget', 'voice', 'sandbox'] as const;
 export const FEEDBACK_FILTERS = ['any', 'up', 'down', 'none'] as const;
@@ -125,5 +126,6 @@ async function listConversationsNow(ctx: ServiceContext, rawInput: z.input<typeo
 
 /** In the organisation's read line (src/services/org-share.ts): a fanned-out read holds two connections at most. */
 export function listConversations(ctx: ServiceContext, rawInput: z.input<typeof ZListConversationsInput>) {
+  authorize(ctx, 'content.read');
   return withOrgRead(ctx, () => listConversationsNow(ctx, rawInput));
 }

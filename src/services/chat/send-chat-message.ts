@@ -15,6 +15,7 @@ import { answerStream, responseCitations, type AnswerEvent } from '../rag/answer
 import { withOrgShare } from '../org-share';
 import { retrieve } from '../rag/retrieve';
 import { answerSupport, appendExchange, loadHistory, openSession } from './sessions';
+import { authorize } from '../access/roles';
 
 export const MAX_MESSAGE_CHARS = 4000;
 
@@ -43,6 +44,7 @@ export async function startChat(
   /** `visitor`: the address an anonymous (widget) conversation is started from; bounds its sessions. */
   opts: { visitor?: string } = {},
 ): Promise<AsyncGenerator<ChatEvent>> {
+  authorize(ctx, 'query');
   const input = parseInput(ZChatInput, rawInput);
   const kb = await requireKb(ctx, input.kb_id);
   const session = await openSession(ctx, kb, input.session_id, source, opts);

@@ -6,10 +6,19 @@ import { requireKb } from '../kbs/require-kb';
 import { sql } from 'kysely';
 import { selectConversations, toConversation } from './list-conversations';
 import { requireSession } from './sessions';
+import { authorize } from '../access/roles';
+import { recordAudit } from '../audit/record-audit';
 
 export const ZSessionRef = z.object({ kb_id: z.string().min(1), session_id: z.string().min(1) }).strict();
 
+/** A conversation's messages, for the dashboard and API clients that may read the organisation's content. */
 export async function listSessionMessages(ctx: ServiceContext, rawInput: z.input<typeof ZSessionRef>) {
+  authorize(ctx, 'content.read');
+  return readSessionMessages(ctx, rawInput);
+}
+
+/** The same without the role check: the widget reads back only its own visitor's conversation. */
+export async function readSessionMessages(ctx: ServiceContext, rawInput: z.input<typeof ZSessionRef>) {
   const { kb_id, session_id } = parseInput(ZSessionRef, rawInput);
   const kb = await requireKb(ctx, kb_id);
   const session = await requireSession(ctx, kb.id, session_id);
@@ -38,15 +47,18 @@ export async function listSessionMessages(ctx: ServiceContext, rawInput: z.input
 
 /** One conversation as the dashboard opens it: its summary (source, counts) and its transcript. */
 export async function getConversation(ctx: ServiceContext, rawInput: z.input<typeof ZSessionRef>) {
+  authorize(ctx, 'content.read');
   const { messages, session_id } = await listSessionMessages(ctx, rawInput);
   const [row] = await selectConversations(ctx, rawInput.kb_id, [sql`s.id = ${session_id}`], 1);
   return { ...toConversation(row!), messages };
 }
 
 export async function deleteSession(ctx: ServiceContext, rawInput: z.input<typeof ZSessionRef>) {
+  authorize(ctx, 'conversation.delete');
   const { kb_id, session_id } = parseInput(ZSessionRef, rawInput);
   const kb = await requireKb(ctx, kb_id);
   const session = await requireSession(ctx, kb.id, session_id);
   await ctx.db.deleteFrom('chat_sessions').where('id', '=', session.id).execute();
+  await recordAudit(ctx, { action: 'conversation.delete', targetType: 'conversation', targetId: session.id, changes: { kb_id: kb.id } });
   return { success: true };
 }

@@ -16,6 +16,7 @@ import { AppError } from '../../errors';
 import type { BatchId } from '../../ids';
 import type { UploadReport } from '../../../db/json-columns';
 import { acceptFile } from './ingest-upload';
+import { authorize } from '../access/roles';
 
 /** Files made into documents per job run before the batch yields its lane. */
 export const ADMIT_TURN = 10;
@@ -26,6 +27,7 @@ export type StagedFile = { reportIndex: number; filename: string; bytes: Buffer 
 
 /** Stores the files with the batch and queues their admission, in one transaction on PostgreSQL. */
 export async function stageFiles(ctx: ServiceContext, batchId: BatchId, files: StagedFile[]): Promise<void> {
+  authorize(ctx, 'document.write');
   if (files.length === 0) return;
   await ctx.db.transaction().execute(async (trx) => {
     let group: StagedFile[] = [];

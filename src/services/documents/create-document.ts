@@ -22,6 +22,7 @@ import { lockOrg } from '../orgs/lock-org';
 import { PLAN_NAMES, planLimits } from '../plans';
 import { FILE_PART_BYTES, writeDocumentFile } from './document-file';
 import { toDocumentDto, type DocumentDto } from './document-dto';
+import { recordAudit } from '../audit/record-audit';
 
 export type NewDocument = {
   kb: KnowledgeBase;
@@ -55,6 +56,7 @@ export async function createDocument(ctx: ServiceContext, doc: NewDocument): Pro
   });
   if (duplicate) ctx.logger.info({ documentId: row.id, kbId: row.kb_id }, 'upload is a duplicate of a document of the KB');
   else ctx.logger.info({ documentId: row.id, kbId: row.kb_id, source: row.source }, 'document accepted for ingestion');
+  if (!duplicate) await recordAudit(ctx, { action: 'document.create', targetType: 'document', targetId: row.id, changes: { kb_id: row.kb_id, source: row.source, filename: row.filename } });
   return { document: toDocumentDto(row), duplicate };
 }
 

@@ -25,6 +25,8 @@ import { parseInput, storableText } from '../../validation';
 import { embeddingText } from './embed-chunks';
 import { requireDocument } from './get-document';
 import { chunkDto, CHUNK_COLUMNS, type ChunkDto } from './list-chunks';
+import { authorize } from '../access/roles';
+import { recordAudit } from '../audit/record-audit';
 
 export const MAX_CHUNK_CHARS = 8000;
 
@@ -41,6 +43,7 @@ export const ZUpdateChunkInput = z
 export type UpdateChunkInput = z.input<typeof ZUpdateChunkInput>;
 
 export async function updateChunk(ctx: ServiceContext, raw: UpdateChunkInput): Promise<{ chunk: ChunkDto }> {
+  authorize(ctx, 'document.write');
   const input = parseInput(ZUpdateChunkInput, raw);
   const doc = await requireDocument(ctx, { kb_id: input.kb_id, id: input.id });
   if (!isIdOf('chunk', input.chunk_id)) throw notFound('Chunk');
@@ -63,6 +66,9 @@ export async function updateChunk(ctx: ServiceContext, raw: UpdateChunkInput): P
     const sourceHash = row.source_hash ?? (await md5(trx, row.text));
     if (text === undefined || text === row.text) {
       await trx.updateTable('chunks').set({ disabled_at: disabledAt, source_hash: sourceHash }).where('id', '=', chunkId).execute();
+      if (disabledAt !== row.disabled_at) {
+        await recordAudit({ ...ctx, db: trx }, { action: disabledAt ? 'chunk.disable' : 'chunk.enable', targetType: 'chunk', targetId: chunkId, changes: { document_id: doc.id } });
+      }
       return;
     }
     if (doc.status === 'processing') throw new AppError('conflict', 'The document is being ingested; edit its chunks once it is ready');
@@ -88,6 +94,12 @@ export async function updateChunk(ctx: ServiceContext, raw: UpdateChunkInput): P
         source_hash: sourceHash,
       })
       .execute();
+    await recordAudit({ ...ctx, db: trx }, {
+      action: 'chunk.edit',
+      targetType: 'chunk',
+      targetId: chunkId,
+      changes: { document_id: doc.id, before: row.text, after: text, ...(disabledAt !== row.disabled_at ? { enabled: !disabledAt } : {}) },
+    });
   });
   const chunk = await ctx.db
     .selectFrom('chunks as c')

@@ -5,6 +5,7 @@ import { isIdOf, type DocumentId } from '../../ids';
 import { parseInput } from '../../validation';
 import { requireKb } from '../kbs/require-kb';
 import { toDocumentDto, type DocumentDto } from './document-dto';
+import { authorize } from '../access/roles';
 
 export const ZDocumentRef = z.object({ kb_id: z.string().min(1), id: z.string().min(1) }).strict();
 export type DocumentRef = z.input<typeof ZDocumentRef>;
@@ -25,5 +26,6 @@ export async function requireDocument(ctx: ServiceContext, ref: DocumentRef) {
 }
 
 export async function getDocument(ctx: ServiceContext, ref: DocumentRef): Promise<{ document: DocumentDto }> {
+  authorize(ctx, 'content.read');
   return { document: toDocumentDto(await requireDocument(ctx, ref)) };
 }

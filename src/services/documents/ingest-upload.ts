@@ -17,6 +17,7 @@ import { requireKb } from '../kbs/require-kb';
 import { createDocument } from './create-document';
 import type { DocumentDto } from './document-dto';
 import { reingestDocument } from './reingest-document';
+import { authorize } from '../access/roles';
 
 export const ZIngestUploadInput = z.object({
   kb_id: z.string({ error: 'is required' }).min(1),
@@ -37,6 +38,7 @@ export type AcceptedFile = { document: DocumentDto; duplicate: boolean; replaced
 export type UploadAnswer = { document: DocumentDto } | { document: DocumentDto; duplicate: true; replaced: boolean };
 
 export async function ingestUpload(ctx: ServiceContext, rawInput: IngestUploadInput): Promise<UploadAnswer> {
+  authorize(ctx, 'document.write');
   const input = parseInput(ZIngestUploadInput, rawInput);
   const kb = await requireKb(ctx, input.kb_id);
   const { document, duplicate, replaced } = await acceptFile(ctx, kb, input.filename, input.bytes, { replace: input.replace ?? false });

@@ -29,6 +29,7 @@ import { stageFiles, type StagedFile } from './admit-staged-uploads';
 import { planLimitExceeded } from './create-document';
 import { acceptFile, judgeFile } from './ingest-upload';
 import { closeBatch, openBatch, type UploadReport } from './upload-batch';
+import { authorize } from '../access/roles';
 
 export { ZUploadReport, type UploadReport } from './upload-batch';
 
@@ -51,6 +52,7 @@ export async function ingestUploads(
   ctx: ServiceContext,
   rawInput: { kb_id: string; files: UploadedFile[]; replace?: boolean },
 ): Promise<{ documents: DocumentDto[]; files: UploadReport[]; batch_id: string }> {
+  authorize(ctx, 'document.write');
   const input = parseInput(ZIngestUploadsInput, rawInput);
   const kb = await requireKb(ctx, input.kb_id);
   const batchId = await openBatch(ctx, kb);

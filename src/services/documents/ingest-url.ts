@@ -13,6 +13,7 @@ import { parseInput } from '../../validation';
 import { requireKb } from '../kbs/require-kb';
 import { createDocument } from './create-document';
 import type { DocumentDto } from './document-dto';
+import { authorize } from '../access/roles';
 
 export const MAX_CRAWL_PAGES = 500;
 
@@ -46,6 +47,7 @@ export const ZIngestUrlInput = z
 export type IngestUrlInput = z.input<typeof ZIngestUrlInput>;
 
 export async function ingestUrl(ctx: ServiceContext, rawInput: IngestUrlInput): Promise<{ document: DocumentDto }> {
+  authorize(ctx, 'document.write');
   const { url, kb_id, recrawl, ...options } = parseInput(ZIngestUrlInput, rawInput);
   const kb = await requireKb(ctx, kb_id);
   let normalized: URL;

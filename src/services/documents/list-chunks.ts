@@ -11,6 +11,7 @@ import type { ServiceContext } from '../../context';
 import { parseInput } from '../../validation';
 import { requireDocument } from './get-document';
 import { withOrgRead } from '../org-share';
+import { authorize } from '../access/roles';
 
 export const ZListChunksInput = z
   .object({
@@ -89,5 +90,6 @@ async function listChunksNow(ctx: ServiceContext, rawInput: z.input<typeof ZList
 
 /** In the organisation's read line (src/services/org-share.ts): a fanned-out read holds two connections at most. */
 export function listChunks(ctx: ServiceContext, rawInput: z.input<typeof ZListChunksInput>) {
+  authorize(ctx, 'content.read');
   return withOrgRead(ctx, () => listChunksNow(ctx, rawInput));
 }

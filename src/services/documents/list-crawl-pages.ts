@@ -8,6 +8,7 @@ import type { ServiceContext } from '../../context';
 import { AppError } from '../../errors';
 import { explainCrawlFailure, type CrawlPageState } from './explain-failure';
 import { requireDocument, type DocumentRef } from './get-document';
+import { authorize } from '../access/roles';
 
 export type CrawlPageDto = {
   url: string;
@@ -25,6 +26,7 @@ export type CrawlPageDto = {
 const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
 
 export async function listCrawlPages(ctx: ServiceContext, ref: DocumentRef): Promise<{ pages: CrawlPageDto[] }> {
+  authorize(ctx, 'content.read');
   const doc = await requireDocument(ctx, ref);
   if (doc.source !== 'url') throw new AppError('invalid_input', 'Only documents added by URL have crawled pages', { field: 'id' });
   const [pages, counts] = await Promise.all([

@@ -13,6 +13,7 @@ import { parseInput } from '../../validation';
 import { requireKb } from '../kbs/require-kb';
 import { toDocumentDto, type DocumentDto } from './document-dto';
 import { withOrgRead } from '../org-share';
+import { authorize } from '../access/roles';
 
 export const MAX_DOCUMENT_PAGE = 200;
 
@@ -50,5 +51,6 @@ async function listDocumentsNow(
 
 /** In the organisation's read line (src/services/org-share.ts): a fanned-out read holds two connections at most. */
 export function listDocuments(ctx: ServiceContext, rawInput: z.input<typeof ZListDocumentsInput>) {
+  authorize(ctx, 'content.read');
   return withOrgRead(ctx, () => listDocumentsNow(ctx, rawInput));
 }

@@ -15,6 +15,8 @@ import { toDocumentDto, type DocumentDto } from './document-dto';
 import { requireDocument, ZDocumentRef, type DocumentRef } from './get-document';
 import { ProgressReporter } from './progress';
 import { startAutomaticEvalRun } from '../evals/start-eval-run';
+import { authorize } from '../access/roles';
+import { recordAudit } from '../audit/record-audit';
 
 export const ZRecrawl = z.enum(['daily', 'weekly']).nullable();
 export const ZSetRecrawlInput = ZDocumentRef.extend({ recrawl: ZRecrawl }).strict();
@@ -28,13 +30,16 @@ async function requireUrlDocument(ctx: ServiceContext, ref: DocumentRef) {
 }
 
 export async function recrawlNow(ctx: ServiceContext, ref: DocumentRef): Promise<{ document: DocumentDto }> {
+  authorize(ctx, 'document.write');
   const doc = await requireUrlDocument(ctx, ref);
   // A document still in its first ingestion is crawled by that job; nothing to add.
+  await recordAudit(ctx, { action: 'document.recrawl', targetType: 'document', targetId: doc.id, changes: { kb_id: doc.kb_id } });
   if (doc.status !== 'processing') await ctx.jobs.enqueueOrg(ctx.db, 'documents__recrawl', { document_id: doc.id }, { jobKey: recrawlJobKey(doc.id), orgId: ctx.org.id, documentId: doc.id });
   return { document: toDocumentDto(doc) };
 }
 
 export async function setRecrawl(ctx: ServiceContext, raw: z.input<typeof ZSetRecrawlInput>): Promise<{ document: DocumentDto }> {
+  authorize(ctx, 'document.write');
   const { recrawl, ...ref } = parseInput(ZSetRecrawlInput, raw);
   const doc = await requireUrlDocument(ctx, ref);
   const from = doc.last_crawled_at ?? new Date();
@@ -44,6 +49,7 @@ export async function setRecrawl(ctx: ServiceContext, raw: z.input<typeof ZSetRe
     .where('id', '=', doc.id)
     .returningAll()
     .executeTakeFirstOrThrow();
+  await recordAudit(ctx, { action: 'document.recrawl_schedule', targetType: 'document', targetId: doc.id, changes: { before: doc.recrawl, after: recrawl } });
   return { document: toDocumentDto(row) };
 }
 

@@ -7,8 +7,11 @@ import type { ServiceContext } from '../../context';
 import { ingestJobKey } from './create-document';
 import { toDocumentDto, type DocumentDto } from './document-dto';
 import { requireDocument, type DocumentRef } from './get-document';
+import { authorize } from '../access/roles';
+import { recordAudit } from '../audit/record-audit';
 
 export async function reingestDocument(ctx: ServiceContext, ref: DocumentRef): Promise<{ document: DocumentDto }> {
+  authorize(ctx, 'document.write');
   const doc = await requireDocument(ctx, ref);
   const row = await ctx.db.transaction().execute(async (trx) => {
     const updated = await trx
@@ -17,6 +20,7 @@ export async function reingestDocument(ctx: ServiceContext, ref: DocumentRef): P
       .where('id', '=', doc.id)
       .returningAll()
       .executeTakeFirstOrThrow();
+    await recordAudit({ ...ctx, db: trx }, { action: 'document.reingest', targetType: 'document', targetId: doc.id, changes: { kb_id: doc.kb_id } });
     await ctx.jobs.enqueueOrg(trx, 'documents__ingest', { document_id: doc.id }, { jobKey: ingestJobKey(doc.id), orgId: ctx.org.id, documentId: doc.id });
     return updated;
   });

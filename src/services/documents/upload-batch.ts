@@ -18,6 +18,7 @@ import { withOrgRead } from '../org-share';
 import type { UploadReport } from '../../../db/json-columns';
 import { stagedCount } from './admit-staged-uploads';
 import { toDocumentDto, ZDocument, type DocumentDto } from './document-dto';
+import { authorize } from '../access/roles';
 
 export const ZUploadReport = z.object({
   filename: z.string(),
@@ -94,5 +95,6 @@ async function getUploadBatchNow(ctx: ServiceContext, ref: z.input<typeof ZUploa
 
 /** In the organisation's read line (src/services/org-share.ts), like the other lists. */
 export function getUploadBatch(ctx: ServiceContext, ref: z.input<typeof ZUploadBatchRef>) {
+  authorize(ctx, 'content.read');
   return withOrgRead(ctx, () => getUploadBatchNow(ctx, ref));
 }

@@ -12,6 +12,7 @@ import type { ServiceContext } from '../../context';
 import { requireKb } from '../kbs/require-kb';
 import { holdOrgStream } from '../org-share';
 import { toDocumentDto, type DocumentDto } from './document-dto';
+import { authorize } from '../access/roles';
 
 export const WATCH_INTERVAL_MS = 500;
 const MAX_WATCH_MS = 10 * 60_000;
@@ -24,6 +25,7 @@ export async function watchDocuments(
   signal: AbortSignal,
   intervalMs = WATCH_INTERVAL_MS,
 ): Promise<AsyncGenerator<DocumentDto[]>> {
+  authorize(ctx, 'content.read');
   // Checked before the stream starts, so an unknown KB is an ordinary error, not a silent stream.
   const kb = await requireKb(ctx, kbId);
   const release = holdOrgStream(ctx);

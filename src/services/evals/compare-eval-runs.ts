@@ -10,6 +10,7 @@ import { parseInput } from '../../validation';
 import { toEvalResultDto, toEvalRunDto, ZEvalResult, ZEvalRun, type EvalResultDto } from './eval-dto';
 import { requireEvalRun } from './require-eval';
 import { compareCase } from './score-evals';
+import { authorize } from '../access/roles';
 
 export const ZCompareEvalRunsInput = z
   .object({
@@ -36,6 +37,7 @@ export const ZEvalComparison = z.object({
 export type EvalComparison = z.infer<typeof ZEvalComparison>;
 
 export async function compareEvalRuns(ctx: ServiceContext, raw: z.input<typeof ZCompareEvalRunsInput>): Promise<EvalComparison> {
+  authorize(ctx, 'content.read');
   const input = parseInput(ZCompareEvalRunsInput, raw);
   const { row: run } = await requireEvalRun(ctx, input.kb_id, input.run_id);
   let baseId = input.base_id;

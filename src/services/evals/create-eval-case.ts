@@ -11,6 +11,8 @@ import { parseInput } from '../../validation';
 import { requireKb } from '../kbs/require-kb';
 import { EVAL_CASE_SOURCES, MAX_EVAL_CASES, toEvalCaseDto, ZEvalCaseFields, type EvalCaseDto } from './eval-dto';
 import type { Db } from '../../../db/connect';
+import { authorize } from '../access/roles';
+import { recordAudit } from '../audit/record-audit';
 
 export const ZCreateEvalCaseInput = ZEvalCaseFields.partial({ question: true })
   .extend({
@@ -55,6 +57,7 @@ async function questionOfMessage(ctx: ServiceContext, kbId: KbId, messageId: str
 }
 
 export async function createEvalCase(ctx: ServiceContext, raw: CreateEvalCaseInput): Promise<{ case: EvalCaseDto }> {
+  authorize(ctx, 'eval.write');
   const { kb_id, source, message_id, ...fields } = parseInput(ZCreateEvalCaseInput, raw);
   const kb = await requireKb(ctx, kb_id);
   const question = message_id ? await questionOfMessage(ctx, kb.id, message_id) : fields.question;
@@ -66,5 +69,6 @@ export async function createEvalCase(ctx: ServiceContext, raw: CreateEvalCaseInp
     .values({ id: newId('evalCase'), org_id: ctx.org.id, kb_id: kb.id, source: message_id && source === 'manual' ? 'conversation' : source, ...caseColumns(values) })
     .returningAll()
     .executeTakeFirstOrThrow();
+  await recordAudit(ctx, { action: 'eval_case.create', targetType: 'eval_case', targetId: row.id, changes: { kb_id: kb.id, question: row.question } });
   return { case: toEvalCaseDto(row) };
 }

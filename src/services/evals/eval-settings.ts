@@ -11,6 +11,8 @@ import { parseInput } from '../../validation';
 import { requireKb } from '../kbs/require-kb';
 import type { KnowledgeBase } from '../../../db/types';
 import { startAutomaticEvalRun } from './start-eval-run';
+import { authorize } from '../access/roles';
+import { recordAudit } from '../audit/record-audit';
 
 export const DEFAULT_EVAL_TOP_K = 5;
 
@@ -44,11 +46,13 @@ export function evalSettingsOf(kb: Pick<KnowledgeBase, 'id' | 'eval_settings'>):
 }
 
 export async function getEvalSettings(ctx: ServiceContext, raw: { kb_id: string }): Promise<{ settings: EvalSettingsDto }> {
+  authorize(ctx, 'content.read');
   const { kb_id } = parseInput(ZUpdateEvalSettingsInput.pick({ kb_id: true }), raw);
   return { settings: evalSettingsOf(await requireKb(ctx, kb_id)) };
 }
 
 export async function updateEvalSettings(ctx: ServiceContext, raw: UpdateEvalSettingsInput): Promise<{ settings: EvalSettingsDto }> {
+  authorize(ctx, 'eval.write');
   const { kb_id, ...changes } = parseInput(ZUpdateEvalSettingsInput, raw);
   const kb = await requireKb(ctx, kb_id);
   const before = evalSettingsOf(kb);
@@ -66,6 +70,7 @@ export async function updateEvalSettings(ctx: ServiceContext, raw: UpdateEvalSet
     .returningAll()
     .executeTakeFirstOrThrow();
   const after = evalSettingsOf(row);
+  await recordAudit(ctx, { action: 'eval_settings.update', targetType: 'knowledge_base', targetId: kb.id, changes: { before: { top_k: before.top_k, webhook_url: before.webhook_url }, after: changes } });
   if (after.top_k !== before.top_k) await startAutomaticEvalRun(ctx, kb.id, 'settings');
   return { settings: after };
 }

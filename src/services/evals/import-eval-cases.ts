@@ -10,6 +10,8 @@ import { requireKb } from '../kbs/require-kb';
 import { assertRoomFor, caseColumns } from './create-eval-case';
 import { EVAL_FILE_FORMATS, parseEvalCases } from './eval-case-format';
 import { toEvalCaseDto, type EvalCaseDto } from './eval-dto';
+import { authorize } from '../access/roles';
+import { recordAudit } from '../audit/record-audit';
 
 export const ZImportEvalCasesInput = z
   .object({
@@ -22,12 +24,14 @@ export const ZImportEvalCasesInput = z
 export type ImportEvalCasesInput = z.input<typeof ZImportEvalCasesInput>;
 
 export async function importEvalCases(ctx: ServiceContext, raw: ImportEvalCasesInput): Promise<{ imported: number; cases: EvalCaseDto[] }> {
+  authorize(ctx, 'eval.write');
   const input = parseInput(ZImportEvalCasesInput, raw);
   const kb = await requireKb(ctx, input.kb_id);
   const lines = parseEvalCases(input.format, input.content);
   const rows = await ctx.db.transaction().execute(async (trx) => {
     if (input.replace) await trx.deleteFrom('eval_cases').where('kb_id', '=', kb.id).execute();
     await assertRoomFor(trx, kb.id, lines.length);
+    await recordAudit({ ...ctx, db: trx }, { action: 'eval_case.import', targetType: 'knowledge_base', targetId: kb.id, changes: { format: input.format, cases: lines.length, replace: input.replace ?? false } });
     if (lines.length === 0) return [];
     // Created one millisecond apart so the set keeps the file's order (cases list by created_at).
     const base = Date.now();

@@ -5,11 +5,13 @@ import { parseInput } from '../../validation';
 import { requireKb } from '../kbs/require-kb';
 import { toEvalResultDto, toEvalRunDto, type EvalResultDto, type EvalRunDto } from './eval-dto';
 import { requireEvalRun } from './require-eval';
+import { authorize } from '../access/roles';
 
 export const ZListEvalRunsInput = z.object({ kb_id: z.string().min(1), limit: z.number().int().min(1).max(200).default(50) }).strict();
 export const ZEvalRunRef = z.object({ kb_id: z.string().min(1), id: z.string().min(1) }).strict();
 
 export async function listEvalRuns(ctx: ServiceContext, raw: z.input<typeof ZListEvalRunsInput>): Promise<{ runs: EvalRunDto[] }> {
+  authorize(ctx, 'content.read');
   const { kb_id, limit } = parseInput(ZListEvalRunsInput, raw);
   const kb = await requireKb(ctx, kb_id);
   const rows = await ctx.db
@@ -25,6 +27,7 @@ export async function listEvalRuns(ctx: ServiceContext, raw: z.input<typeof ZLis
 }
 
 export async function getEvalRun(ctx: ServiceContext, raw: z.input<typeof ZEvalRunRef>): Promise<{ run: EvalRunDto; results: EvalResultDto[] }> {
+  authorize(ctx, 'content.read');
   const { kb_id, id } = parseInput(ZEvalRunRef, raw);
   const { row } = await requireEvalRun(ctx, kb_id, id);
   const results = await ctx.db.selectFrom('eval_results').selectAll().where('run_id', '=', row.id).orderBy('position').execute();

@@ -15,6 +15,8 @@ import type { EvalRunCase } from '../../../db/json-columns';
 import type { EvalRunTrigger } from '../../../db/types';
 import { toEvalRunDto, type EvalRunDto } from './eval-dto';
 import type { EvalCaseLine } from './eval-case-format';
+import { authorize } from '../access/roles';
+import { recordAudit } from '../audit/record-audit';
 
 export const ZStartEvalRunInput = z
   .object({
@@ -69,11 +71,14 @@ async function insertRun(
 }
 
 export async function startEvalRun(ctx: ServiceContext, raw: StartEvalRunInput): Promise<{ run: EvalRunDto }> {
+  authorize(ctx, 'eval.write');
   const input = parseInput(ZStartEvalRunInput, raw);
   const kb = await requireKb(ctx, input.kb_id);
   const cases = await storedCases(ctx.db, kb.id);
   if (cases.length === 0) throw new AppError('invalid_input', 'The knowledge base has no eval cases to run; add or import some first', { field: 'kb_id' });
-  return { run: toEvalRunDto(await insertRun(ctx, kb, { trigger: 'manual', cases, topK: input.top_k, enqueue: true })) };
+  const run = await insertRun(ctx, kb, { trigger: 'manual', cases, topK: input.top_k, enqueue: true });
+  await recordAudit(ctx, { action: 'eval_run.start', targetType: 'eval_run', targetId: run.id, changes: { kb_id: kb.id, cases: cases.length } });
+  return { run: toEvalRunDto(run) };
 }
 
 /**

@@ -11,6 +11,7 @@ import { AppError } from '../../errors';
 import { parseInput } from '../../validation';
 import { requireKb } from '../kbs/require-kb';
 import { utcDay } from './usage-daily';
+import { authorize } from '../access/roles';
 
 export const MAX_DAYS = 366;
 const DAY = 86_400_000;
@@ -27,6 +28,7 @@ export const ZActivityInput = z
 type Counts = { questions: number; answered: number; refused: number; feedback_up: number; feedback_down: number };
 
 export async function getActivity(ctx: ServiceContext, rawInput: z.input<typeof ZActivityInput>) {
+  authorize(ctx, 'content.read');
   const input = parseInput(ZActivityInput, rawInput);
   const to = input.to ?? utcDay(new Date());
   const from = input.from ?? utcDay(new Date(Date.parse(to) - 29 * DAY));

@@ -14,6 +14,7 @@ import type { MessageId, SessionId } from '../../ids';
 import { parseInput } from '../../validation';
 import { endOf, startOf } from '../chat/list-conversations';
 import { requireKb } from '../kbs/require-kb';
+import { authorize } from '../access/roles';
 
 /** Below this cosine similarity to the best passage it cites, an answer counts as weakly supported. */
 export const LOW_SUPPORT = 0.5;
@@ -54,6 +55,7 @@ const dot = (a: Float32Array, b: Float32Array) => {
 };
 
 export async function listUnansweredQuestions(ctx: ServiceContext, rawInput: z.input<typeof ZUnansweredInput>) {
+  authorize(ctx, 'content.read');
   const input = parseInput(ZUnansweredInput, rawInput);
   const kb = await requireKb(ctx, input.kb_id);
   const range = [

@@ -10,6 +10,8 @@ import { parseInput } from '../../validation';
 import { lockOrg } from '../orgs/lock-org';
 import { planLimits } from '../plans';
 import { toKbDto, type KbDto } from './kb-dto';
+import { authorize } from '../access/roles';
+import { recordAudit } from '../audit/record-audit';
 
 export const ZCreateKbInput = z
   .object({
@@ -20,6 +22,7 @@ export const ZCreateKbInput = z
 export type CreateKbInput = z.input<typeof ZCreateKbInput>;
 
 export async function createKb(ctx: ServiceContext, rawInput: CreateKbInput): Promise<{ kb: KbDto }> {
+  authorize(ctx, 'kb.create');
   const input = parseInput(ZCreateKbInput, rawInput);
   return ctx.db.transaction().execute(async (trx) => {
     const org = await lockOrg(trx, ctx.org.id);
@@ -48,6 +51,7 @@ export async function createKb(ctx: ServiceContext, rawInput: CreateKbInput): Pr
       })
       .returningAll()
       .executeTakeFirstOrThrow();
+    await recordAudit({ ...ctx, db: trx }, { action: 'kb.create', targetType: 'knowledge_base', targetId: kb.id, changes: { name: kb.name, description: kb.description } });
     ctx.logger.info({ kbId: kb.id }, 'knowledge base created');
     return { kb: toKbDto(kb, 0) };
   });

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { ServiceContext } from '../../context';
 import { toKbDto, type KbDto } from './kb-dto';
 import { withOrgRead } from '../org-share';
+import { authorize } from '../access/roles';
 
 async function listKbsNow(ctx: ServiceContext): Promise<{ kbs: KbDto[] }> {
   const rows = await ctx.db
@@ -18,5 +19,6 @@ async function listKbsNow(ctx: ServiceContext): Promise<{ kbs: KbDto[] }> {
 
 /** In the organisation's read line (src/services/org-share.ts): a fanned-out read holds two connections at most. */
 export function listKbs(ctx: ServiceContext) {
+  authorize(ctx, 'content.read');
   return withOrgRead(ctx, () => listKbsNow(ctx));
 }

@@ -4,6 +4,8 @@ import { parseInput } from '../../validation';
 import { getKb } from './get-kb';
 import type { KbDto } from './kb-dto';
 import { requireKb } from './require-kb';
+import { authorize } from '../access/roles';
+import { recordAudit } from '../audit/record-audit';
 
 export const ZUpdateKbInput = z
   .object({
@@ -16,6 +18,7 @@ export const ZUpdateKbInput = z
 export type UpdateKbInput = z.input<typeof ZUpdateKbInput>;
 
 export async function updateKb(ctx: ServiceContext, rawInput: UpdateKbInput): Promise<{ kb: KbDto }> {
+  authorize(ctx, 'kb.update');
   const { id, ...changes } = parseInput(ZUpdateKbInput, rawInput);
   const kb = await requireKb(ctx, id);
   if (Object.keys(changes).length > 0) {
@@ -25,6 +28,8 @@ export async function updateKb(ctx: ServiceContext, rawInput: UpdateKbInput): Pr
       .where('id', '=', kb.id)
       .where('org_id', '=', ctx.org.id)
       .execute();
+    const before = Object.fromEntries(Object.keys(changes).map((k) => [k, kb[k as keyof typeof changes]]));
+    await recordAudit(ctx, { action: 'kb.update', targetType: 'knowledge_base', targetId: kb.id, changes: { before, after: changes } });
   }
   return getKb(ctx, { id: kb.id });
 }

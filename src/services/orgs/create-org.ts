@@ -7,6 +7,7 @@ import type { AppDeps } from '../../context';
 import { AppError } from '../../errors';
 import { newId } from '../../ids';
 import { createApiKey } from '../api-keys/create-api-key';
+import { SYSTEM_ACTOR } from '../access/actor';
 import { parseInput } from '../../validation';
 import { PLAN_NAMES } from '../plans';
 import { toOrgDto, type OrgDto } from './org-dto';
@@ -45,7 +46,7 @@ export async function createOrg(deps: Pick<AppDeps, 'db'>, rawInput: CreateOrgIn
       .values({ id: newId('org'), slug, name: input.name, plan: input.plan, settings: JSON.stringify({}) })
       .returningAll()
       .executeTakeFirstOrThrow();
-    const key = await createApiKey({ db: trx }, org.id, { name: 'default' });
+    const key = await createApiKey({ db: trx, org, actor: SYSTEM_ACTOR }, { name: 'default' });
     return { org: toOrgDto(org), api_key: key.api_key };
   });
 }

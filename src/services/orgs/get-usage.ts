@@ -7,8 +7,10 @@
 import type { ServiceContext } from '../../context';
 import { planLimits } from '../plans';
 import { getOrgUsage } from '../voice/voice-usage';
+import { authorize } from '../access/roles';
 
 export async function getUsage(ctx: ServiceContext) {
+  authorize(ctx, 'content.read');
   const [kbs, docs, questions, { usage: voice }] = await Promise.all([
     ctx.db.selectFrom('knowledge_bases').select((eb) => eb.fn.countAll<string>().as('n')).where('org_id', '=', ctx.org.id).executeTakeFirstOrThrow(),
     ctx.db.selectFrom('documents').select((eb) => eb.fn.countAll<string>().as('n')).where('org_id', '=', ctx.org.id).executeTakeFirstOrThrow(),

@@ -16,6 +16,8 @@ import { voiceAvailability, voiceBlockedReason } from '../voice/voice-availabili
 import { providerRefusalReason } from '../voice/voice-provider-status';
 import { mergeVoiceSettings, resolveVoiceSettings, ZVoiceSettingsUpdate, type VoiceSettings } from '../voice/voice-settings';
 import type { Config } from '../../config';
+import { authorize } from '../access/roles';
+import { recordAudit } from '../audit/record-audit';
 
 export const MAX_ALLOWED_ORIGINS = 50;
 
@@ -92,12 +94,14 @@ export function isOriginAllowed(settings: OrgSettings, origin: string): boolean 
 }
 
 export async function getOrgSettings(ctx: ServiceContext): Promise<{ settings: OrgSettingsDto }> {
+  authorize(ctx, 'content.read');
   // Re-read: ctx.org was loaded when the request was authenticated and may predate an update.
   const org = await ctx.db.selectFrom('organizations').select(['plan', 'settings']).where('id', '=', ctx.org.id).executeTakeFirstOrThrow();
   return { settings: toOrgSettingsDto(org, ctx.config, await providerRefusalReason(ctx)) };
 }
 
 export async function updateOrgSettings(ctx: ServiceContext, rawInput: UpdateOrgSettingsInput): Promise<{ settings: OrgSettingsDto }> {
+  authorize(ctx, 'settings.update');
   const input = parseInput(ZUpdateOrgSettingsInput, rawInput);
   const providerRefusal = await providerRefusalReason(ctx);
   return ctx.db.transaction().execute(async (trx) => {
@@ -114,6 +118,7 @@ export async function updateOrgSettings(ctx: ServiceContext, rawInput: UpdateOrg
     if (input.allowed_origins !== undefined) next.allowed_origins = [...new Set(input.allowed_origins)];
     if (input.voice_settings !== undefined) next.voice_settings = mergeVoiceSettings(next.voice_settings, input.voice_settings);
     await trx.updateTable('organizations').set({ settings: JSON.stringify(next) }).where('id', '=', org.id).execute();
+    await recordAudit({ ...ctx, db: trx }, { action: 'settings.update', targetType: 'organization', targetId: org.id, changes: { before: org.settings ?? {}, after: next } });
     ctx.logger.info({ settings: next }, 'organisation settings updated');
     return { settings: toOrgSettingsDto({ plan: org.plan, settings: next }, ctx.config, providerRefusal) };
   });

@@ -13,12 +13,14 @@ import { withOrgShare } from '../org-share';
 import { decideAnswer, readRetrieval } from './answer-stream';
 import { toCitation } from './citations';
 import { retrieve } from './retrieve';
+import { authorize } from '../access/roles';
 
 export const ZRetrieveDebugInput = z
   .object({ kb_id: z.string().min(1), query: z.string().trim().min(1).max(2000), top_k: z.number().int().min(1).max(50).default(8) })
   .strict();
 
 export async function retrieveDebug(ctx: ServiceContext, rawInput: z.input<typeof ZRetrieveDebugInput>) {
+  authorize(ctx, 'content.read');
   const input = parseInput(ZRetrieveDebugInput, rawInput);
   const kb = await requireKb(ctx, input.kb_id);
   const retrieval = await withOrgShare(ctx, () => retrieve(ctx, kb, input.query, { topK: input.top_k }));

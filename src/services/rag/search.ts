@@ -8,6 +8,7 @@ import { requireKb } from '../kbs/require-kb';
 import { answerStream, type AnswerEvent } from './answer-stream';
 import { withOrgShare } from '../org-share';
 import { retrieve } from './retrieve';
+import { authorize } from '../access/roles';
 
 export const MAX_QUERY_CHARS = 2000;
 
@@ -26,6 +27,7 @@ export type SearchInput = z.input<typeof ZSearchInput>;
  * stops with `signal`, by default the read's own (a GraphQL `search` whose client left).
  */
 export async function startSearch(ctx: ServiceContext, rawInput: SearchInput, signal = ctx.signal): Promise<AsyncGenerator<AnswerEvent>> {
+  authorize(ctx, 'query');
   const input = parseInput(ZSearchInput, rawInput);
   const kb = await requireKb(ctx, input.kb_id);
   const retrieval = await withOrgShare(ctx, () => retrieve(ctx, kb, input.query, { topK: input.top_k }));

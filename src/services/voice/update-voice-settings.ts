@@ -19,6 +19,8 @@ import { lockOrg } from '../orgs/lock-org';
 import { toOrgSettingsDto } from '../orgs/org-settings';
 import { providerRefusalReason } from './voice-provider-status';
 import { mergeVoiceSettings, resolveVoiceSettings, storedVoiceSettings, ZVoiceSettings, ZVoiceSettingsPatch, type VoiceSettings } from './voice-settings';
+import { authorize } from '../access/roles';
+import { recordAudit } from '../audit/record-audit';
 
 const VOICE_SETTING_FIELDS = Object.keys(ZVoiceSettings.shape) as [keyof VoiceSettings, ...(keyof VoiceSettings)[]];
 
@@ -52,6 +54,7 @@ async function toDto(ctx: ServiceContext, org: Pick<Organization, 'plan' | 'sett
 }
 
 export async function getVoiceSettings(ctx: ServiceContext, rawInput: z.input<typeof ZVoiceSettingsRef> = {}): Promise<{ voice_settings: VoiceSettingsDto }> {
+  authorize(ctx, 'content.read');
   const input = parseInput(ZVoiceSettingsRef, rawInput);
   const kb = input.kb_id ? await requireKb(ctx, input.kb_id) : null;
   // Re-read: ctx.org was loaded when the request was authenticated and may predate an update.
@@ -60,6 +63,7 @@ export async function getVoiceSettings(ctx: ServiceContext, rawInput: z.input<ty
 }
 
 export async function updateVoiceSettings(ctx: ServiceContext, rawInput: UpdateVoiceSettingsInput): Promise<{ voice_settings: VoiceSettingsDto }> {
+  authorize(ctx, 'settings.update');
   const { kb_id, ...patch } = parseInput(ZUpdateVoiceSettingsInput, rawInput);
   if (kb_id) {
     const kb = await requireKb(ctx, kb_id);
@@ -74,6 +78,7 @@ export async function updateVoiceSettings(ctx: ServiceContext, rawInput: UpdateV
         .where('id', '=', kb.id)
         .where('org_id', '=', ctx.org.id)
         .execute();
+      await recordAudit({ ...ctx, db: trx }, { action: 'voice_settings.update', targetType: 'knowledge_base', targetId: kb.id, changes: { before: row.voice_settings, after: value } });
       return value;
     });
     ctx.logger.info({ kbId: kb.id, voiceSettings: stored }, 'knowledge base voice settings updated');
@@ -84,6 +89,7 @@ export async function updateVoiceSettings(ctx: ServiceContext, rawInput: UpdateV
     const locked = await lockOrg(trx, ctx.org.id);
     const settings = { ...(locked.settings ?? {}), voice_settings: mergeVoiceSettings(locked.settings?.voice_settings, patch) };
     await trx.updateTable('organizations').set({ settings: JSON.stringify(settings) }).where('id', '=', locked.id).execute();
+    await recordAudit({ ...ctx, db: trx }, { action: 'voice_settings.update', targetType: 'organization', targetId: locked.id, changes: { before: locked.settings?.voice_settings ?? null, after: settings.voice_settings } });
     return { plan: locked.plan, settings };
   });
   ctx.logger.info({ voiceSettings: org.settings.voice_settings }, 'organisation voice settings updated');

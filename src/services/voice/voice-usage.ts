@@ -5,6 +5,7 @@
 import { sql } from 'kysely';
 import type { AppDeps, ServiceContext } from '../../context';
 import { randomBase62, type SessionId } from '../../ids';
+import { authorize } from '../access/roles';
 
 export type VoiceMeter = { id: string; startedAt: number };
 
@@ -54,6 +55,7 @@ export async function closeVoiceMeter(
 export type OrgUsageDto = { voice_seconds: number; voice_sessions: number; voice_input_tokens: number; voice_output_tokens: number };
 
 export async function getOrgUsage(ctx: ServiceContext): Promise<{ usage: OrgUsageDto }> {
+  authorize(ctx, 'content.read');
   const row = await ctx.db
     .selectFrom('voice_sessions')
     .select([

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { startChat, type ChatEvent } from '../chat/send-chat-message';
-import { listSessionMessages } from '../chat/session-messages';
+import { readSessionMessages } from '../chat/session-messages';
 import { parseInput } from '../../validation';
 import type { WidgetCaller } from './authenticate-widget';
 import { toWidgetCitation, toWidgetCitations, type WidgetCitation } from './widget-citation';
@@ -67,7 +67,7 @@ export const ZWidgetHistoryInput = z.object({ session_id: z.string().min(1).max(
 /** The visible transcript of the caller's own conversation (the session id is its capability). */
 export async function widgetHistory(caller: WidgetCaller, rawInput: z.input<typeof ZWidgetHistoryInput>) {
   const { session_id } = parseInput(ZWidgetHistoryInput, rawInput);
-  const { messages } = await listSessionMessages(caller.ctx, { kb_id: caller.kb.id, session_id });
+  const { messages } = await readSessionMessages(caller.ctx, { kb_id: caller.kb.id, session_id });
   return {
     session_id,
     messages: messages
