@@ -335,10 +335,15 @@ describe('the dashboard for daily work, in Chromium', () => {
     const citeScore = /score (0\.\d{3})/.exec((await source.textContent())!)![1];
     const passage = page.getByRole('list', { name: 'Retrieved passages' }).locator('li', { hasText: `[${marker}]` });
     expect(/score (0\.\d{3})/.exec((await passage.textContent())!)![1]).toBe(citeScore);
-    // The history of this visit.
-    const history = page.getByRole('list', { name: 'History of this visit' }).locator('li');
+    // Recent questions, newest first; they are still there after the page is loaded again.
+    const history = page.getByRole('list', { name: 'Recent questions' }).locator('li');
     expect(await history.count()).toBe(2);
     expect(await history.nth(1).textContent()).toMatch(/capital of France.*declined/);
+    expect(await history.nth(0).textContent()).toMatch(/charging.*answered/);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sandbox', level: 1 }).waitFor();
+    await page.getByLabel('Knowledge base').selectOption(kbId);
+    await page.waitForFunction(() => document.querySelectorAll('ol.history li').length === 2);
     expect(await history.nth(0).textContent()).toMatch(/charging.*answered/);
     // The refused question's decision, shown again from the history; the GraphQL retrieve agrees with it.
     await history.nth(1).getByRole('button').click();

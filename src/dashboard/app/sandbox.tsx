@@ -2,7 +2,7 @@
  * Sandbox: ask a KB a question as a chat (session memory), see the numbered citations, open one, and
  * beside the answer what the answer path itself decided: its refusal gate's verdict and why, and the
  * passages it judged, with the very scores their citations carry (the chatStream `decision`, not a
- * second retrieval). Questions of this visit are kept in a history; top_k values can be compared.
+ * second retrieval). Recent questions are kept per KB in this browser, across visits; top_k values can be compared.
  * Past conversations of the KB (widget's included) can be browsed and continued.
  * The answer streams in through the chatStream subscription (SSE), piece by piece; its markers link
  * to the retrieved sources as they arrive, and to the sources it actually cites once it is done.
@@ -11,6 +11,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql, gqlStream, type ResultOf } from './gql';
 import { ChatMessages, ChatStream, Conversations, CreateEvalCase, KbList, Retrieve } from './queries';
 import { errorMessage, formatDate, Notice, useLoad } from './ui';
+import { org } from './session';
 
 type Citation = NonNullable<ResultOf<typeof ChatStream>['chatStream']['citations']>[number];
 /** `pieces` counts the streamed deltas (exposed as data-pieces, so a test can see the answer arrive in parts). */
@@ -34,6 +35,33 @@ function Verdict({ decision, declinedByModel }: { decision: Pick<Decision, 'answ
 }
 
 let askedSeq = 0;
+
+/**
+ * Recent questions stay in this browser's localStorage, per organisation and KB, so the Sandbox
+ * remembers them across visits (and only here: they are the administrator's scratch pad, not data).
+ * Bounded: the newest HISTORY_MAX questions, each passage's text cut as the panel shows it.
+ */
+const HISTORY_MAX = 30;
+const historyKey = (kbId: string) => `gw-sandbox-history:${org.value?.id ?? ''}:${kbId}`;
+function loadHistory(kbId: string): Asked[] {
+  try {
+    const stored = JSON.parse(localStorage.getItem(historyKey(kbId)) ?? '[]') as Asked[];
+    if (!Array.isArray(stored)) return [];
+    for (const h of stored) askedSeq = Math.max(askedSeq, h.id);
+    return stored;
+  } catch {
+    return [];
+  }
+}
+function saveHistory(kbId: string, history: Asked[]) {
+  const settled = history.filter((h) => h.decision).slice(0, HISTORY_MAX);
+  const cut = settled.map((h) => ({ ...h, decision: { ...h.decision!, passages: h.decision!.passages.map((p) => ({ ...p, text: p.text.slice(0, 301) })) } }));
+  try {
+    localStorage.setItem(historyKey(kbId), JSON.stringify(cut));
+  } catch {
+    // Storage full or blocked (private mode): the history lasts this visit.
+  }
+}
 
 /**
  * "Save as test": the question becomes a case of the KB's test set (Evals). An answered question
@@ -171,6 +199,17 @@ export function SandboxView({ kbId: routeKb }: { kbId?: string | undefined }) {
     if (!kbId && kbs.data?.knowledgeBases[0]) setKbId(kbs.data.knowledgeBases[0].id);
   }, [kbs.data]);
 
+  // The history shown is the chosen KB's; it is saved only under the KB it was loaded for.
+  const historyOf = useRef('');
+  useEffect(() => {
+    historyOf.current = kbId;
+    setHistory(kbId ? loadHistory(kbId) : []);
+    setShown(null);
+  }, [kbId]);
+  useEffect(() => {
+    if (kbId && historyOf.current === kbId) saveHistory(kbId, history);
+  }, [history]);
+
   const inFlight = useRef<AbortController | null>(null);
   useEffect(() => () => inFlight.current?.abort(), []);
   const reset = () => (inFlight.current?.abort(), setSessionId(null), setMessages([]), setPassages(null), setOpen(null));
@@ -298,8 +337,11 @@ export function SandboxView({ kbId: routeKb }: { kbId?: string | undefined }) {
           </div>
           {history.length > 0 && (
             <div class="card">
-              <h2 style="margin-top:0">Questions this visit</h2>
-              <ol class="history" aria-label="History of this visit" style="padding-left:20px">
+              <div class="row" style="justify-content:space-between">
+                <h2 style="margin:0">Recent questions</h2>
+                <button type="button" class="link" onClick={() => (setHistory([]), setShown(null))}>Clear</button>
+              </div>
+              <ol class="history" aria-label="Recent questions" style="padding-left:20px">
                 {history.map((h) => (
                   <li>
                     <button type="button" class="link" aria-current={h.id === shown ? 'true' : undefined} onClick={() => setShown(h.id)}>{h.question}</button>{' '}
