@@ -71,6 +71,12 @@ const ZEnv = z.object({
   FEEDBACK_PER_ORG_PER_DAY: z.coerce.number().int().min(1).default(5000),
   /** Behind one reverse proxy (Heroku router, nginx): take the client IP from the last X-Forwarded-For entry. */
   TRUST_PROXY: bool.default(false),
+  /** The owner account the first start creates (it signs in by the printed one-time link, then sets a password). */
+  OWNER_EMAIL: z.string().trim().toLowerCase().regex(/^[^@\s]+@[^@\s]+$/, 'must be an email address').default('owner@localhost'),
+  /** smtp(s)://user:pass@host:port: invitations are also emailed; without it the link is only shown and printed. */
+  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  /** The sender of those emails. */
+  SMTP_FROM: z.string().default('Groundwork <groundwork@localhost>'),
   /** Bearer token for GET /metrics (Prometheus); /metrics is off (404) without one. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** Worker processes serve their own /metrics on this port (web processes use their HTTP port). */
@@ -121,6 +127,7 @@ export type Config = Readonly<{
     feedbackPerOrgPerDay: number;
   };
   failedKeys: { perAddress: number; perPrefix: number; windowSeconds: number };
+  people: { ownerEmail: string; smtpUrl: string | null; smtpFrom: string };
   trustProxy: boolean;
   http: { headersTimeoutMs: number; requestTimeoutMs: number; shutdownDrainMs: number };
   /** The voice gateway's upstream; null (no OPENAI_API_KEY) makes voice unavailable. */
@@ -202,5 +209,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxBufferedBytes: e.VOICE_MAX_BUFFERED_BYTES,
     },
     metrics: { token: e.METRICS_TOKEN ?? null, workerPort: e.METRICS_PORT ?? null },
+    people: { ownerEmail: e.OWNER_EMAIL, smtpUrl: e.SMTP_URL ?? null, smtpFrom: e.SMTP_FROM },
   });
 }

@@ -14,20 +14,24 @@ import { startWorkerThread, type WorkerThreadHandle } from './jobs/worker-thread
 import type { Logger } from './logger';
 import { openRuntime } from './runtime';
 import { ensureDefaultOrg } from './services/orgs/ensure-default-org';
+import { ensureOwner } from './services/people/ensure-owner';
+import { createSignInLink, signInLinkPath } from './services/admin-sessions/create-sign-in-link';
+import type { OrgId } from './ids';
 import { ConfigError } from './config';
 import { attachVoiceGateway } from '../realtime/voice-gateway';
 import { createFailedKeyThrottle } from './http/failed-key-throttle';
 import { observePool, observeQueue } from './metrics';
 import { queueStats } from './services/workers/queue-stats';
 
-function printFirstKey(created: { org: { slug: string }; api_key: string }, dashboardUrl: string) {
+function printFirstKey(created: { org: { slug: string }; api_key: string }, dashboardUrl: string, owner: { email: string; link: string } | null) {
   const lines = [
     'Groundwork created a default organisation on this empty database.',
     `  organisation: ${created.org.slug}`,
     `  API key:      ${created.api_key}`,
     `  dashboard:    ${dashboardUrl}`,
+    ...(owner ? [`  owner:        ${owner.email}`, `  sign in:      ${owner.link}`] : []),
     'This key is shown only once. Send it as the x-api-key header,',
-    'or paste it into the dashboard to sign in.',
+    ...(owner ? ['or open the one-time link (15 minutes) to sign in as the owner and set a password.'] : ['or paste it into the dashboard to sign in.']),
   ];
   const width = Math.max(...lines.map((l) => l.length)) + 2;
   const bar = '='.repeat(width + 2);
@@ -51,6 +55,8 @@ async function main() {
   // The thread loads its modules while this one creates the default organisation.
   const starting = config.worker.inline ? startWorkerThread(runtime, { onExit: (err) => exitOnLostWorker(logger, err) }) : null;
   const [created] = await Promise.all([ensureDefaultOrg(runtime.deps), runtime.deps.embeddings.warm()]);
+  const owner = created ? await ensureOwner(runtime.deps, created.org.id as OrgId) : null;
+  const ownerLink = owner ? await createSignInLink(runtime.deps, owner.org_id, owner.id) : null;
   const worker: WorkerThreadHandle | null = await starting;
   observePool(database.pool, database.mode === 'postgres' ? 'postgres' : 'embedded');
   observeQueue(() => queueStats(runtime.deps.db, { heartbeats: database.mode === 'postgres' }));
@@ -61,7 +67,8 @@ async function main() {
     logger.info({ port: info.port, db: database.mode, worker: worker ? 'inline' : 'off', startupMs: Math.round(performance.now() - started) }, 'listening');
     // The box is printed once the port is known (PORT=0 picks one), before the "listening" line.
     const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-    if (created) printFirstKey(created, `http://${shownHost}:${info.port}/admin`);
+    const base = `http://${shownHost}:${info.port}`;
+    if (created) printFirstKey(created, `${base}/admin`, owner && ownerLink ? { email: owner.email, link: `${base}${signInLinkPath(ownerLink.token)}` } : null);
     if (config.database.kind === 'embedded') recordAddress(config.database.dataDir, `http://${shownHost}:${info.port}`, logger);
     process.stdout.write(`Groundwork listening on http://${config.host}:${info.port}\n`);
     process.stdout.write(`Dashboard: http://${shownHost}:${info.port}/admin\n`);

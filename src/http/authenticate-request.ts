@@ -47,8 +47,12 @@ export async function identifyRequest(
   const session = opts.sessionCookie && !apiKey ? readSessionCookie(headers) : null;
   if (session) {
     assertDashboardRequest(headers, { trustProxy: deps.config.trustProxy });
-    const { org, sessionId } = await authenticateAdminSession(deps, session);
-    const actor: Actor = { type: 'key_session', id: null, label: 'dashboard session', role: 'owner', scope: 'full', sessionId, ip: opts.clientIp ?? null };
+    const { org, sessionId, user } = await authenticateAdminSession(deps, session);
+    const ip = opts.clientIp ?? null;
+    // A person acts with their role; a session opened with a full API key acts as an owner.
+    const actor: Actor = user
+      ? { type: 'user', id: user.id, label: user.email, role: user.role, scope: 'full', sessionId, ip }
+      : { type: 'key_session', id: null, label: 'dashboard session (API key)', role: 'owner', scope: 'full', sessionId, ip };
     return { ctx: createContext(deps, org, { actor, requestId, receivedAt: opts.receivedAt, signal: opts.signal }), charge: (points) => deps.rateLimiter.consume(sessionId, points) };
   }
   const { org, apiKeyId, prefix, scope } = await authenticateThrottled(deps, apiKey, opts.clientIp ?? 'unknown');

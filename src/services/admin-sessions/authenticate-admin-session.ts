@@ -5,23 +5,30 @@
  */
 import { ORG_COLUMNS } from '../orgs/org-columns';
 import type { AppDeps } from '../../context';
-import type { Organization } from '../../../db/types';
+import type { Organization, Role } from '../../../db/types';
 import { AppError } from '../../errors';
-import type { AdminSessionId } from '../../ids';
+import type { AdminSessionId, UserId } from '../../ids';
 import { hashSecret, SECRET_SHAPE } from './admin-session-secret';
 
 export async function authenticateAdminSession(
   deps: Pick<AppDeps, 'db'>,
   secret: string,
-): Promise<{ org: Organization; sessionId: AdminSessionId; expiresAt: Date }> {
+): Promise<{ org: Organization; sessionId: AdminSessionId; expiresAt: Date; user: { id: UserId; email: string; role: Role } | null; via: string }> {
   const invalid = new AppError('unauthorized', 'Your dashboard session has ended: sign in again');
   if (!SECRET_SHAPE.test(secret)) throw invalid;
   const row = await deps.db
     .selectFrom('admin_sessions')
     .innerJoin('organizations', 'organizations.id', 'admin_sessions.org_id')
+    .leftJoin('users', 'users.id', 'admin_sessions.user_id')
     .select([
       'admin_sessions.id as session_id',
       'admin_sessions.expires_at',
+      'admin_sessions.created_via',
+      'admin_sessions.user_id',
+      'admin_sessions.last_seen_at',
+      'users.email as user_email',
+      'users.role as user_role',
+      'users.disabled_at as user_disabled_at',
       ...ORG_COLUMNS,
     ])
     .where('admin_sessions.secret_hash', '=', hashSecret(secret))
@@ -29,8 +36,14 @@ export async function authenticateAdminSession(
     .where('admin_sessions.expires_at', '>', new Date())
     .executeTakeFirst();
   if (!row) throw invalid;
-  const { session_id, expires_at, ...org } = row;
-  return { org, sessionId: session_id, expiresAt: expires_at };
+  const { session_id, expires_at, created_via, user_id, last_seen_at, user_email, user_role, user_disabled_at, ...org } = row;
+  // A person's session ends with their account (removed members are disabled).
+  if (user_id && (user_disabled_at || !user_email || !user_role)) throw invalid;
+  // "Last seen" for the sessions list, written at most once a minute per session.
+  if (!last_seen_at || Date.now() - last_seen_at.getTime() > 60_000) {
+    await deps.db.updateTable('admin_sessions').set({ last_seen_at: new Date() }).where('id', '=', session_id).execute();
+  }
+  return { org, sessionId: session_id, expiresAt: expires_at, via: created_via, user: user_id ? { id: user_id, email: user_email!, role: user_role! } : null };
 }
 
 /** Sign out: the session stops working at once, wherever its cookie was copied to. */
