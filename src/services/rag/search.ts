@@ -6,8 +6,7 @@ import type { ServiceContext } from '../../context';
 import { parseInput } from '../../validation';
 import { requireKb } from '../kbs/require-kb';
 import { answerStream, type AnswerEvent } from './answer-stream';
-import { withOrgShare } from '../org-share';
-import { retrieve } from './retrieve';
+import { findAnswerSources } from './answer-sources';
 
 export const MAX_QUERY_CHARS = 2000;
 
@@ -28,6 +27,6 @@ export type SearchInput = z.input<typeof ZSearchInput>;
 export async function startSearch(ctx: ServiceContext, rawInput: SearchInput, signal = ctx.signal): Promise<AsyncGenerator<AnswerEvent>> {
   const input = parseInput(ZSearchInput, rawInput);
   const kb = await requireKb(ctx, input.kb_id);
-  const retrieval = await withOrgShare(ctx, () => retrieve(ctx, kb, input.query, { topK: input.top_k }));
-  return answerStream(ctx, { question: input.query, retrieval, signal });
+  const { retrieval, annotation } = await findAnswerSources(ctx, kb, { query: input.query, topK: input.top_k });
+  return answerStream(ctx, { question: input.query, retrieval, annotation, signal });
 }
