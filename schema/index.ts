@@ -14,5 +14,6 @@ import './document-updates';
 import './insights';
 import './voice-settings';
 import './evals';
+import './annotation';
 
 export const schema = builder.toSchema({ sortSchema: true });
