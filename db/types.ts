@@ -5,7 +5,7 @@
 import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable, Updateable } from 'kysely';
 import type { Chunk, DocumentIdentity, EvalExpectation, EvalPassage, EvalRunCase, EvalRegression, EvalRunSettings, EvalSummary, StoredEvalSettings, StoredVoiceSettings, UploadReport } from './json-columns';
 import type { DocumentWarning } from '../src/ingest/types';
-import type { AdminSessionId, ApiKeyId, BatchId, ChunkId, DocumentId, EvalCaseId, EvalRunId, InvitationId, KbId, MessageId, OrgId, SessionId, UserId } from '../src/ids';
+import type { AdminSessionId, AnnotationId, ApiKeyId, BatchId, ChunkId, DocumentId, EvalCaseId, EvalRunId, InvitationId, KbId, MessageId, OrgId, SessionId, UserId } from '../src/ids';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Json<T> = ColumnType<T, string | T, string | T>;
@@ -123,6 +123,8 @@ export interface DocumentsTable {
   content_hash: ColumnType<string | null, string | null | undefined, string | null>;
   /** The bulk upload that created it (migration 1060); null for single uploads and URLs. */
   batch_id: ColumnType<BatchId | null, BatchId | null | undefined, BatchId | null>;
+  /** Switched off (migration 1300): kept and listed, never retrieved; copied onto its chunks. */
+  enabled: Generated<boolean>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -185,6 +187,8 @@ export interface ChunksTable {
    * retrieval scans these rows exactly until `kbs__index_vectors` moves them in.
    */
   vector_pending: Generated<boolean>;
+  /** Its document's `enabled` (migration 1300), copied so retrieval filters chunks alone; a trigger sets it on insert. */
+  document_enabled: Generated<boolean>;
   created_at: Timestamp;
 }
 
@@ -438,6 +442,23 @@ export interface AuditLogTable {
   changes: Json<Record<string, unknown>>;
 }
 
+/** A curated question and answer (migration 1300): answers matching questions of its KB first. */
+export interface AnnotationsTable {
+  id: AnnotationId;
+  org_id: OrgId;
+  kb_id: KbId;
+  question: string;
+  answer: string;
+  enabled: Generated<boolean>;
+  /** The actor label of who gave it (an email, a key prefix). */
+  created_by: string;
+  /** The question's embedding (Float32, little-endian) by `embedding_model`; re-made when the KB's model differs. */
+  embedding: Buffer | null;
+  embedding_model: string | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -467,6 +488,7 @@ export interface Database {
   users: UsersTable;
   invitations: InvitationsTable;
   audit_log: AuditLogTable;
+  annotations: AnnotationsTable;
 }
 
 export type Organization = Selectable<OrganizationsTable>;
@@ -481,3 +503,4 @@ export type EvalRunRow = Selectable<EvalRunsTable>;
 export type EvalResultRow = Selectable<EvalResultsTable>;
 export type UserRow = Selectable<UsersTable>;
 export type AuditLogRow = Selectable<AuditLogTable>;
+export type AnnotationRow = Selectable<AnnotationsTable>;

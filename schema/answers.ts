@@ -10,6 +10,8 @@ import { builder } from './builder';
 export const chatSource = (ctx: ServiceContext) => (ctx.apiKeyId ? 'api' : 'sandbox');
 const chatAs = (ctx: ServiceContext, input: Parameters<typeof startChat>[1], signal?: AbortSignal) => startChat(ctx, input, signal, chatSource(ctx));
 
+const CitationSourceTypeEnum = builder.enumType('CitationSourceType', { values: ['document', 'annotation'] as const });
+
 export const CitationRef = builder.objectRef<Citation>('Citation').implement({
   fields: (t) => ({
     docId: t.exposeID('doc_id'),
@@ -26,6 +28,13 @@ export const CitationRef = builder.objectRef<Citation>('Citation').implement({
       // Citations stored before this field existed were all used by their answer.
       resolve: (c) => c.used ?? true,
     }),
+    sourceType: t.field({
+      type: CitationSourceTypeEnum,
+      description: 'annotation: a curated answer answered (docId and chunkId are then its id); document: a passage of a document',
+      resolve: (c) => c.source_type ?? 'document',
+    }),
+    annotationId: t.id({ nullable: true, resolve: (c) => c.annotation_id ?? null }),
+    title: t.string({ nullable: true, description: "The curated answer's question", resolve: (c) => c.title ?? null }),
   }),
 });
 

@@ -15,8 +15,8 @@ const ChatStreamEventType = builder.enumType('ChatStreamEventType', {
 });
 
 export const DecisionReasonEnum = builder.enumType('AnswerDecisionReason', {
-  description: 'relevant: answered; no_passages: the KB has nothing to search; nothing_relevant: nothing retrieved is about the question; not_covered: no passage holds what the question asks (offline answerer)',
-  values: ['relevant', 'no_passages', 'nothing_relevant', 'not_covered'] as const,
+  description: 'relevant: answered; no_passages: the KB has nothing to search; nothing_relevant: nothing retrieved is about the question; not_covered: no passage holds what the question asks (offline answerer); annotation: a curated answer matched the question',
+  values: ['relevant', 'no_passages', 'nothing_relevant', 'not_covered', 'annotation'] as const,
 });
 
 type DecisionPassage = AnswerDecision['passages'][number];

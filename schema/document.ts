@@ -8,6 +8,7 @@ import { getUploadBatch, type UploadBatchDto } from '../src/services/documents/u
 import { reingestDocument } from '../src/services/documents/reingest-document';
 import { recrawlNow, setRecrawl } from '../src/services/documents/recrawl-document';
 import { AppError } from '../src/errors';
+import { setDocumentEnabled } from '../src/services/documents/set-document-enabled';
 import { builder } from './builder';
 
 export const DocumentStatusEnum = builder.enumType('DocumentStatus', { values: ['processing', 'ready', 'failed'] as const });
@@ -58,6 +59,7 @@ export const DocumentRef = builder.objectRef<DocumentDto>('Document').implement(
     filename: t.exposeString('filename', { description: 'Original file name, or the crawled URL' }),
     source: t.field({ type: DocumentSourceEnum, resolve: (d) => d.source }),
     contentType: t.exposeString('content_type', { nullable: true }),
+    enabled: t.exposeBoolean('enabled', { description: 'false: switched off, kept and listed but never retrieved' }),
     status: t.field({ type: DocumentStatusEnum, resolve: (d) => d.status }),
     chunkCount: t.exposeInt('chunk_count'),
     error: t.exposeString('error', { nullable: true, description: 'Why ingestion failed (status failed)' }),
@@ -242,6 +244,12 @@ builder.mutationFields((t) => ({
     args: { kbId: t.arg.id({ required: true }), id: t.arg.id({ required: true }), recrawl: t.arg({ type: RecrawlEnum, required: false }) },
     resolve: async (_root, { kbId, id, recrawl }, ctx) =>
       (await setRecrawl(await ctx.auth(), { kb_id: String(kbId), id: String(id), recrawl: recrawl ?? null })).document,
+  }),
+  setDocumentEnabled: t.field({
+    type: DocumentRef,
+    description: 'Switch a whole document off (kept and listed, none of its chunks retrieved) or on again',
+    args: { kbId: t.arg.id({ required: true }), id: t.arg.id({ required: true }), enabled: t.arg.boolean({ required: true }) },
+    resolve: async (_root, { kbId, id, enabled }, ctx) => (await setDocumentEnabled(await ctx.auth(), { kb_id: String(kbId), id: String(id), enabled })).document,
   }),
   reingestDocument: t.field({
     type: DocumentRef,

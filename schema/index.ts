@@ -15,5 +15,6 @@ import './insights';
 import './voice-settings';
 import './evals';
 import './audit-log';
+import './annotation';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -12,17 +12,19 @@ const UnansweredQuestionRef = builder.objectRef<Group['questions'][number]>('Una
     sessionId: t.exposeID('session_id', { description: 'The conversation it was asked in' }),
     text: t.exposeString('text'),
     askedAt: t.field({ type: 'DateTime', resolve: (q) => q.asked_at }),
-    refused: t.exposeBoolean('refused', { description: 'true: refused; false: answered with low support' }),
+    refused: t.exposeBoolean('refused', { description: 'true: refused; false: answered with low support or rated not helpful' }),
     support: t.exposeFloat('support', { nullable: true }),
+    ratedDown: t.exposeBoolean('rated_down', { description: 'A visitor rated its answer not helpful' }),
   }),
 });
 
 const UnansweredGroupRef = builder.objectRef<Group>('UnansweredQuestionGroup').implement({
-  description: 'Questions of similar wording (by the KB\'s embeddings) that were refused or weakly supported',
+  description: 'Questions of one meaning (by the KB\'s embeddings) that were refused, weakly supported or rated not helpful, and not fixed since',
   fields: (t) => ({
     question: t.exposeString('question', { description: 'The newest wording' }),
     count: t.exposeInt('count'),
     refusedCount: t.exposeInt('refused_count'),
+    ratedDownCount: t.exposeInt('rated_down_count'),
     lastAskedAt: t.field({ type: 'DateTime', resolve: (g) => g.last_asked_at }),
     firstAskedAt: t.field({ type: 'DateTime', resolve: (g) => g.first_asked_at }),
     questions: t.field({ type: [UnansweredQuestionRef], resolve: (g) => g.questions }),

@@ -19,6 +19,7 @@ export const ID_PREFIXES = {
   evalRun: 'evr',
   user: 'usr',
   invitation: 'inv',
+  annotation: 'ann',
 } as const;
 
 type Prefix = keyof typeof ID_PREFIXES;
@@ -36,6 +37,7 @@ export type EvalCaseId = Id<'evalCase'>;
 export type EvalRunId = Id<'evalRun'>;
 export type UserId = Id<'user'>;
 export type InvitationId = Id<'invitation'>;
+export type AnnotationId = Id<'annotation'>;
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

@@ -31,6 +31,7 @@ import * as m0810 from './20261202_0810_document_content_hash';
 import * as m0822 from './20261202_0822_document_warnings';
 import * as m0830 from './20261202_0830_eval_run_reingest_trigger';
 import * as m0900p from './20261203_0900_people_and_audit';
+import * as m1300f from './20261203_1300_fix_loop';
 
 /** Listed explicitly (not read from disk) so migrations work the same under tsx, vitest and bundlers. */
 export const migrations: Record<string, Migration> = {
@@ -66,4 +67,5 @@ export const migrations: Record<string, Migration> = {
   '20261202_0822_document_warnings': m0822,
   '20261202_0830_eval_run_reingest_trigger': m0830,
   '20261203_0900_people_and_audit': m0900p,
+  '20261203_1300_fix_loop': m1300f,
 };

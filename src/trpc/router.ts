@@ -43,6 +43,12 @@ import { listAuditLog, ZListAuditLogInput } from '../services/audit/list-audit-l
 import { createApiKey, ZCreateApiKeyInput } from '../services/api-keys/create-api-key';
 import { listApiKeys } from '../services/api-keys/list-api-keys';
 import { revokeApiKey } from '../services/api-keys/revoke-api-key';
+import { createAnnotation, ZCreateAnnotationInput } from '../services/annotations/create-annotation';
+import { deleteAnnotation } from '../services/annotations/delete-annotation';
+import { listAnnotations, ZListAnnotationsInput } from '../services/annotations/list-annotations';
+import { updateAnnotation, ZUpdateAnnotationInput } from '../services/annotations/update-annotation';
+import { ZAnnotationRef } from '../services/annotations/annotation-dto';
+import { setDocumentEnabled, ZSetDocumentEnabledInput } from '../services/documents/set-document-enabled';
 import { authedProcedure, router } from './init';
 
 export const appRouter = router({
@@ -104,7 +110,15 @@ export const appRouter = router({
     run: authedProcedure.input(ZEvalRunRef).query(({ ctx, input }) => getEvalRun(ctx.svc, input)),
     compare: authedProcedure.input(ZCompareEvalRunsInput).query(({ ctx, input }) => compareEvalRuns(ctx.svc, input)),
   }),
+  /** Curated answers of a KB (src/services/annotations/); every input names the KB by `kb_id`. */
+  annotations: router({
+    list: authedProcedure.input(ZListAnnotationsInput).query(({ ctx, input }) => listAnnotations(ctx.svc, input)),
+    create: authedProcedure.input(ZCreateAnnotationInput).mutation(({ ctx, input }) => createAnnotation(ctx.svc, input)),
+    update: authedProcedure.input(ZUpdateAnnotationInput).mutation(({ ctx, input }) => updateAnnotation(ctx.svc, input)),
+    delete: authedProcedure.input(ZAnnotationRef).mutation(({ ctx, input }) => deleteAnnotation(ctx.svc, input)),
+  }),
   documents: router({
+    setEnabled: authedProcedure.input(ZSetDocumentEnabledInput).mutation(({ ctx, input }) => setDocumentEnabled(ctx.svc, input)),
     list: authedProcedure.input(ZListDocumentsInput).query(({ ctx, input }) => listDocuments(ctx.svc, input)),
     get: authedProcedure.input(ZDocumentRef).query(({ ctx, input }) => getDocument(ctx.svc, input)),
     delete: authedProcedure.input(ZDocumentRef).mutation(({ ctx, input }) => deleteDocument(ctx.svc, input)),

@@ -134,7 +134,7 @@ describe('sources on refusal', () => {
     expect(done.data.citations.length).toBeGreaterThan(0);
     for (const c of [...done.data.citations, ...res.events[1]!.data.citations]) {
       expect(c).toMatchObject({ used: false, filename: 'zephyr.md' });
-      expect(Object.keys(c).sort()).toEqual(['filename', 'heading', 'marker', 'page', 'snippet', 'url', 'used']);
+      expect(Object.keys(c).sort()).toEqual(['filename', 'heading', 'marker', 'page', 'snippet', 'source_type', 'title', 'url', 'used']);
     }
     expect(res.text).not.toMatch(/doc_[0-9A-Za-z]|"score"|"gate"/);
   });

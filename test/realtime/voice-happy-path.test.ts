@@ -56,7 +56,7 @@ describe('voice gateway: a spoken question', () => {
     expect(citations.citations).toEqual([
       expect.objectContaining({ marker: 1, filename: 'zephyr.md', heading: expect.stringMatching(/Flight/), snippet: expect.stringMatching(/47 minutes/) }),
     ]);
-    expect(Object.keys(citations.citations[0]).sort()).toEqual(['filename', 'heading', 'marker', 'page', 'snippet', 'url', 'used']);
+    expect(Object.keys(citations.citations[0]).sort()).toEqual(['filename', 'heading', 'marker', 'page', 'snippet', 'source_type', 'title', 'url', 'used']);
     // Live deltas came before the finals.
     expect(client.messages.some((m) => m.type === 'transcript' && m.role === 'user' && m.delta)).toBe(true);
     expect(client.messages.filter((m) => m.type === 'transcript' && m.role === 'assistant' && m.delta).map((m) => m.delta).join('')).toBe(answer.text);

@@ -167,7 +167,7 @@ describe('POST /api/widget/chat', () => {
     expect(res.events.filter((e) => e.event === 'delta').map((e) => e.data.text).join('').trim()).toBe(done.answer);
     expect(done.citations.length).toBeGreaterThan(0);
     for (const c of [...done.citations, ...res.events[1]!.data.citations]) {
-      expect(Object.keys(c).sort()).toEqual(['filename', 'heading', 'marker', 'page', 'snippet', 'url', 'used']);
+      expect(Object.keys(c).sort()).toEqual(['filename', 'heading', 'marker', 'page', 'snippet', 'source_type', 'title', 'url', 'used']);
     }
     expect(done.citations[0]).toMatchObject({ filename: 'zephyr.md', snippet: expect.stringMatching(/47 minutes/) });
     // Nothing that addresses the knowledge base itself leaves through the widget.
@@ -190,7 +190,7 @@ describe('POST /api/widget/chat', () => {
     expect(body.session_id).toBe(sessionId);
     expect(body.messages.map((m: any) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
     expect(body.messages[3].content).toMatch(/47 minutes/);
-    expect(Object.keys(body.messages[3].citations[0]).sort()).toEqual(['filename', 'heading', 'marker', 'page', 'snippet', 'url', 'used']);
+    expect(Object.keys(body.messages[3].citations[0]).sort()).toEqual(['filename', 'heading', 'marker', 'page', 'snippet', 'source_type', 'title', 'url', 'used']);
     // An answer's own message id is its rating handle (POST /api/widget/feedback); nothing else internal.
     expect(body.messages.filter((m: any) => m.message_id).map((m: any) => m.role)).toEqual(['assistant', 'assistant']);
     expect(JSON.stringify(body.messages.map(({ message_id, ...m }: any) => m))).not.toMatch(/doc_|chk_|msg_/);

@@ -3,7 +3,8 @@ import { readSse, type SseEvent } from './sse';
 import type { WidgetConfig } from './types';
 
 /** `used: false`: the answer was refused and this is only one of the closest passages found. */
-export type Citation = { marker: number; filename: string; url: string | null; page: number | null; heading: string | null; snippet: string; used?: boolean };
+/** `source_type: 'annotation'`: a curated answer, titled by its question. */
+export type Citation = { marker: number; filename: string; url: string | null; page: number | null; heading: string | null; snippet: string; used?: boolean; source_type?: 'document' | 'annotation'; title?: string | null };
 export type Rating = 'up' | 'down' | null;
 export type HistoryMessage = { role: 'user' | 'assistant'; content: string; citations: Citation[]; message_id?: string; feedback?: Rating };
 

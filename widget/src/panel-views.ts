@@ -54,6 +54,9 @@ export function renderSources(citations: Citation[]): HTMLElement {
     if (url) {
       src.append(h('a', { href: url, target: '_blank', rel: 'noopener noreferrer' }, c.heading || prettyUrl(url)));
       if (c.heading) src.append(' ', h('span', { class: 'meta' }, `· ${prettyUrl(url)}`));
+    } else if (c.source_type === 'annotation') {
+      src.append(h('span', { class: 'file' }, c.filename));
+      if (c.title) src.append(h('span', { class: 'meta' }, ` · ${c.title}`));
     } else {
       const meta = [c.page ? `page ${c.page}` : null, c.heading].filter(Boolean).join(' · ');
       src.append(h('span', { class: 'file' }, c.filename), meta && h('span', { class: 'meta' }, ` · ${meta}`));

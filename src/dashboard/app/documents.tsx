@@ -6,7 +6,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql, gqlStream, gqlUpload, type ResultOf } from './gql';
-import { CrawlPages, DeleteDocument, DocumentDetail, DocumentUpdates, IngestUrl, KbDocuments, RecrawlDocument, ReingestDocument, SetRecrawl, UpdateChunk, UploadFile } from './queries';
+import { CrawlPages, DeleteDocument, DocumentDetail, DocumentUpdates, IngestUrl, KbDocuments, RecrawlDocument, ReingestDocument, SetDocumentEnabled, SetRecrawl, UpdateChunk, UploadFile } from './queries';
 import { Confirm, errorMessage, Failure, formatDate, Notice, StatusBadge, useLoad } from './ui';
 
 const languageNames = new Intl.DisplayNames(['en'], { type: 'language' });
@@ -315,10 +315,20 @@ export function KbView({ kbId }: { kbId: string }) {
                   <td class="name" data-label="Document"><a href={`#/kbs/${kbId}/doc/${d.id}`}>{d.filename}</a><div class="small muted">{[d.source === 'url' ? `website${d.pages ? ` · ${d.pages} pages` : ''}` : d.pages ? `${d.pages} pages` : '', languageName(d.language)].filter(Boolean).join(' · ')}</div>{d.identity ? <div class="small" title={`What this document is about, read from ${d.identity.source ?? 'the document'}`}>{[d.identity.subject, d.identity.kind, d.identity.period].filter(Boolean).join(' · ')}</div> : null}</td>
                   <td data-label="Status">
                     <StatusBadge doc={d} />
+                    {!d.enabled && <> <span class="badge failed">switched off</span></>}
                     {d.status === 'failed' && <Failure summary={d.errorSummary} detail={d.error} />}
                   </td>
                   <td class="small" data-label="Added">{formatDate(d.createdAt)}</td>
                   <td data-label="Actions"><div class="row">
+                    <label class="small"><input type="checkbox" role="switch" checked={d.enabled} aria-label={`Enabled: ${d.filename}`} onChange={async (e) => {
+                      const enabled = e.currentTarget.checked;
+                      try {
+                        const { setDocumentEnabled } = await gql(SetDocumentEnabled, { kbId, id: d.id, enabled });
+                        setDocs((list) => list.map((x) => (x.id === d.id ? { ...x, ...setDocumentEnabled } : x)));
+                      } catch (err) {
+                        setRowError({ id: d.id, message: errorMessage(err) });
+                      }
+                    }} /> Enabled</label>
                     <button type="button" onClick={() => void reingest([d])} aria-label={`${d.status === 'failed' ? 'Retry' : 'Re-ingest'} ${d.filename}`}>{d.status === 'failed' ? 'Retry' : 'Re-ingest'}</button>
                     <button type="button" class="danger" onClick={() => setConfirm([d])} aria-label={`Delete ${d.filename}`}>Delete</button>
                   </div>{rowError?.id === d.id && <Notice error={rowError.message} />}</td>
@@ -350,7 +360,7 @@ export function KbView({ kbId }: { kbId: string }) {
 
 type Chunk = ResultOf<typeof DocumentDetail>['document']['chunks']['nodes'][number];
 
-function ChunkItem({ kbId, docId, chunk, onChange }: { kbId: string; docId: string; chunk: Chunk; onChange: (c: Chunk) => void }) {
+function ChunkItem({ kbId, docId, chunk, onChange, cited }: { kbId: string; docId: string; chunk: Chunk; onChange: (c: Chunk) => void; cited?: boolean }) {
   const [editing, setEditing] = useState(false);
   const [text, setText] = useState(chunk.text);
   const [busy, setBusy] = useState(false);
@@ -369,7 +379,15 @@ function ChunkItem({ kbId, docId, chunk, onChange }: { kbId: string; docId: stri
     }
   };
   return (
-    <div class={`chunk${chunk.enabled ? '' : ' off'}`} data-chunk={chunk.position + 1}>
+    <div
+      class={`chunk${chunk.enabled ? '' : ' off'}${cited ? ' cited' : ''}`}
+      data-chunk={chunk.position + 1}
+      id={`chunk-${chunk.id}`}
+      tabIndex={cited ? -1 : undefined}
+      aria-current={cited ? 'true' : undefined}
+      ref={cited ? (el) => void (el && requestAnimationFrame(() => (el.scrollIntoView({ block: 'center' }), el.focus({ preventScroll: true })))) : undefined}
+    >
+      {cited && <p class="small"><span class="badge ready">cited source</span></p>}
       <div class="small muted">
         #{chunk.position + 1}{chunk.headingPath.length ? ` · ${chunk.headingPath.join(' › ')}` : ''}{chunk.page ? ` · page ${chunk.page}` : ''}{chunk.url ? ` · ${chunk.url}` : ''} · {chunk.tokenCount} tokens
         {!chunk.enabled && <span class="badge failed">switched off</span>}
@@ -479,7 +497,8 @@ function CrawlSite({ kbId, doc, onChanged }: { kbId: string; doc: ResultOf<typeo
   );
 }
 
-export function DocumentView({ kbId, docId }: { kbId: string; docId: string }) {
+/** `chunkId`: a transcript's cited source; its page of chunks is loaded, and it is scrolled to and marked. */
+export function DocumentView({ kbId, docId, chunkId }: { kbId: string; docId: string; chunkId?: string | undefined }) {
   const [query, setQuery] = useState('');
   const [applied, setApplied] = useState('');
   const [reloadKey, setReloadKey] = useState(0);
@@ -497,6 +516,15 @@ export function DocumentView({ kbId, docId }: { kbId: string; docId: string }) {
   const d = data?.document;
   const chunks = d ? [...d.chunks.nodes, ...more].map((c) => patched[c.id] ?? c) : [];
   const nextAfter = next === undefined ? d?.chunks.nextAfter : next;
+  const citedShown = !chunkId || chunks.some((c) => c.id === chunkId);
+  // The cited chunk may be past the first page: load pages until it is shown.
+  useEffect(() => {
+    if (citedShown || applied || nextAfter == null) return;
+    void gql(DocumentDetail, { kbId, id: docId, after: nextAfter }).then((r) => {
+      setMore((m) => [...m, ...r.document.chunks.nodes]);
+      setNext(r.document.chunks.nextAfter ?? null);
+    });
+  }, [citedShown, nextAfter, applied]);
   return (
     <>
       <p><a href={`#/kbs/${kbId}`}>← Documents</a></p>
@@ -504,7 +532,7 @@ export function DocumentView({ kbId, docId }: { kbId: string; docId: string }) {
       {d && (
         <>
           <h1 class="name">{d.filename}</h1>
-          <p><StatusBadge doc={d} /></p>
+          <p><StatusBadge doc={d} /> {!d.enabled && <span class="badge failed">switched off: none of its chunks is retrieved</span>}</p>
           {d.status === 'failed' && (
             <div class="card">
               <Failure summary={d.errorSummary} detail={d.error} />
@@ -537,7 +565,7 @@ export function DocumentView({ kbId, docId }: { kbId: string; docId: string }) {
             </form>
             {applied && data?.searched === applied && <p class="small" role="status">{chunks.length}{nextAfter != null ? '+' : ''} {chunks.length === 1 ? 'chunk contains' : 'chunks contain'} “{applied}”.</p>}
             {chunks.map((c) => (
-              <ChunkItem key={c.id} kbId={kbId} docId={docId} chunk={c} onChange={(n) => setPatched((p) => ({ ...p, [n.id]: n }))} />
+              <ChunkItem key={c.id} kbId={kbId} docId={docId} chunk={c} cited={c.id === chunkId} onChange={(n) => setPatched((p) => ({ ...p, [n.id]: n }))} />
             ))}
             {nextAfter != null && (
               <button type="button" onClick={async () => {

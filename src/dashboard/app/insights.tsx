@@ -9,6 +9,7 @@ import { DailyChart } from './chart';
 import { gql, GqlError, type ResultOf, type VariablesOf } from './gql';
 import { ActivityQuery, ConversationLog, ConversationTranscript, CreateEvalCase, KbList, Unanswered } from './queries';
 import { errorMessage, formatDate, Notice, useLoad } from './ui';
+import { AnnotationsView, GiveAnswer } from './annotations';
 
 const SOURCES = { api: 'API', widget: 'Widget', voice: 'Widget voice', sandbox: 'Sandbox' } as const;
 
@@ -220,8 +221,12 @@ function TranscriptView({ kbId, sessionId }: { kbId: string; sessionId: string }
                     <summary>Sources ({m.citations.length})</summary>
                     <ol class="sources">
                       {m.citations.map((s) => (
-                        <li>
-                          <strong>[{s.marker}] {s.filename}</strong>
+                        <li data-source-type={s.sourceType}>
+                          {s.sourceType === 'annotation' ? (
+                            <strong>[{s.marker}] <a href={`#/annotations/${kbId}`}>Curated answer: {s.title}</a></strong>
+                          ) : (
+                            <strong>[{s.marker}] <a href={`#/kbs/${kbId}/doc/${s.docId}/chunk/${s.chunkId}`} aria-label={`Open the cited chunk of ${s.filename}`}>{s.filename}</a></strong>
+                          )}
                           {s.page ? ` · p. ${s.page}` : ''}{s.heading ? ` · ${s.heading}` : ''} · score {s.score.toFixed(3)}
                           <div class="small">{s.snippet}</div>
                         </li>
@@ -229,6 +234,7 @@ function TranscriptView({ kbId, sessionId }: { kbId: string; sessionId: string }
                     </ol>
                   </details>
                 )}
+                {question && <GiveAnswer kbId={kbId} question={question.content} from="conversation" messageId={m.id} label={`Give the right answer: ${question.content.slice(0, 80)}`} />}
                 {question && (
                   <SaveAsTest
                     kbId={kbId}
@@ -257,7 +263,7 @@ export function UnansweredView({ kbId }: { kbId?: string | undefined }) {
     <>
       <h1>Unanswered questions</h1>
       <p class="muted">
-        Questions this knowledge base refused or answered with little support, grouped by similar wording. Add a document that answers them.
+        Questions this knowledge base refused, answered with little support, or whose answer a visitor rated not helpful, grouped by meaning. Add a document that answers them, or give the right answer; a question answered well since leaves the list.
       </p>
       {empty && <p class="muted">Create a knowledge base first.</p>}
       <div class="card row">
@@ -278,17 +284,18 @@ export function UnansweredView({ kbId }: { kbId?: string | undefined }) {
           <li class="card" data-group={g.question}>
             <h2 style="margin-top:0">{g.question}</h2>
             <p class="small muted">
-              Asked {g.count} {g.count === 1 ? 'time' : 'times'} ({g.refusedCount} refused, {g.count - g.refusedCount} weakly supported) · last {formatDate(g.lastAskedAt)}
+              Asked {g.count} {g.count === 1 ? 'time' : 'times'} ({g.refusedCount} refused{g.ratedDownCount ? `, ${g.ratedDownCount} rated not helpful` : ''}) · last {formatDate(g.lastAskedAt)}
             </p>
             <ul>
               {g.questions.map((q) => (
                 <li>
                   <a href={`#/conversations/${kbId}/${q.sessionId}`}>{q.text}</a>{' '}
-                  <span class="small muted">· {formatDate(q.askedAt)} · {q.refused ? 'refused' : `support ${(q.support ?? 0).toFixed(2)}`}</span>
+                  <span class="small muted">· {formatDate(q.askedAt)} · {q.refused ? 'refused' : `support ${(q.support ?? 0).toFixed(2)}`}{q.ratedDown ? ' · rated not helpful' : ''}</span>
                 </li>
               ))}
             </ul>
             {kbId && g.questions[0] && <SaveAsTest kbId={kbId} messageId={g.questions[0].messageId} source="unanswered" label={`Save as test: ${g.question.slice(0, 80)}`} />}
+            {kbId && <GiveAnswer kbId={kbId} question={g.question} from="unanswered" messageId={g.questions[0]?.messageId} label={`Give the right answer: ${g.question.slice(0, 80)}`} />}
           </li>
         ))}
       </ol>
@@ -354,4 +361,9 @@ export function ActivityView() {
       )}
     </>
   );
+}
+
+export function CuratedAnswersView({ kbId }: { kbId?: string | undefined }) {
+  const { picker } = useKb(kbId, '/annotations');
+  return <AnnotationsView kbId={kbId} picker={picker} />;
 }

@@ -11,7 +11,7 @@ import { DocumentView, KbView } from './documents';
 import { KbListView } from './kbs';
 import { SandboxView } from './sandbox';
 import { EvalsView } from './evals';
-import { ActivityView, ConversationsView, UnansweredView } from './insights';
+import { ActivityView, ConversationsView, CuratedAnswersView, UnansweredView } from './insights';
 import { EmbedView, SettingsView, UsageView } from './workspace';
 import { AuditView } from './audit';
 import { errorMessage, focusHeading, Notice } from './ui';
@@ -86,6 +86,7 @@ const NAV = [
   ['/evals', 'Evals'],
   ['/conversations', 'Conversations'],
   ['/unanswered', 'Unanswered'],
+  ['/annotations', 'Curated answers'],
   ['/activity', 'Activity'],
   ['/embed', 'Embed'],
   ['/settings', 'Settings'],
@@ -95,12 +96,13 @@ const NAV = [
 
 function View({ path, o }: { path: string; o: Org }) {
   const parts = path.split('/').filter(Boolean);
-  if (parts[0] === 'kbs' && parts[1] && parts[2] === 'doc' && parts[3]) return <DocumentView kbId={parts[1]} docId={parts[3]} />;
+  if (parts[0] === 'kbs' && parts[1] && parts[2] === 'doc' && parts[3]) return <DocumentView kbId={parts[1]} docId={parts[3]} chunkId={parts[4] === 'chunk' ? parts[5] : undefined} />;
   if (parts[0] === 'kbs' && parts[1]) return <KbView kbId={parts[1]} />;
   if (parts[0] === 'sandbox') return <SandboxView kbId={parts[1]} />;
   if (parts[0] === 'evals') return <EvalsView kbId={parts[1]} />;
   if (parts[0] === 'conversations') return <ConversationsView kbId={parts[1]} sessionId={parts[2]} />;
   if (parts[0] === 'unanswered') return <UnansweredView kbId={parts[1]} />;
+  if (parts[0] === 'annotations') return <CuratedAnswersView kbId={parts[1]} />;
   if (parts[0] === 'activity') return <ActivityView />;
   if (parts[0] === 'embed') return <EmbedView org={o} />;
   if (parts[0] === 'settings') return <SettingsView org={o} />;

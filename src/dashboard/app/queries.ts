@@ -5,7 +5,7 @@ export const DocumentFields = graphql(`
   fragment DocumentFields on Document {
     id kbId filename source status chunkCount error errorSummary sizeBytes pages createdAt updatedAt warnings { code message pages }
     identity { subject kind period source } language
-    stage progress { done total unit }
+    stage progress { done total unit } enabled
   }
 `);
 
@@ -99,7 +99,7 @@ export const SetRecrawl = graphql(
 );
 
 export const CitationFields = graphql(`
-  fragment CitationFields on Citation { marker docId chunkId filename url page heading snippet score }
+  fragment CitationFields on Citation { marker docId chunkId filename url page heading snippet score sourceType annotationId title }
 `);
 
 export const ChatStream = graphql(
@@ -177,7 +177,7 @@ export const Unanswered = graphql(`
   query Unanswered($kbId: ID!, $from: String, $to: String) {
     unansweredQuestions(kbId: $kbId, from: $from, to: $to, first: 50) {
       scanned
-      groups { question count refusedCount lastAskedAt questions { messageId sessionId text askedAt refused support } }
+      groups { question count refusedCount ratedDownCount lastAskedAt questions { messageId sessionId text askedAt refused support ratedDown } }
     }
   }
 `);
@@ -239,3 +239,25 @@ export const AuditLog = graphql(`
     }
   }
 `);
+export const SetDocumentEnabled = graphql(
+  `mutation SetDocumentEnabled($kbId: ID!, $id: ID!, $enabled: Boolean!) { setDocumentEnabled(kbId: $kbId, id: $id, enabled: $enabled) { ...DocumentFields } }`,
+  [DocumentFields],
+);
+
+export const AnnotationFields = graphql(`
+  fragment AnnotationFields on Annotation { id kbId question answer enabled createdBy createdAt updatedAt }
+`);
+export const AnnotationList = graphql(`query AnnotationList($kbId: ID!) { annotations(kbId: $kbId) { ...AnnotationFields } }`, [AnnotationFields]);
+export const CreateAnnotation = graphql(
+  `mutation CreateAnnotation($kbId: ID!, $question: String!, $answer: String!, $from: AnnotationFrom, $messageId: ID) {
+    createAnnotation(kbId: $kbId, question: $question, answer: $answer, from: $from, messageId: $messageId) { ...AnnotationFields }
+  }`,
+  [AnnotationFields],
+);
+export const UpdateAnnotation = graphql(
+  `mutation UpdateAnnotation($kbId: ID!, $id: ID!, $question: String, $answer: String, $enabled: Boolean) {
+    updateAnnotation(kbId: $kbId, id: $id, question: $question, answer: $answer, enabled: $enabled) { ...AnnotationFields }
+  }`,
+  [AnnotationFields],
+);
+export const DeleteAnnotation = graphql(`mutation DeleteAnnotation($kbId: ID!, $id: ID!) { deleteAnnotation(kbId: $kbId, id: $id) { deleted } }`);

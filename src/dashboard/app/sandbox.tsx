@@ -26,6 +26,7 @@ const REASONS: Record<Reason, string> = {
   no_passages: 'Nothing relevant enough: this knowledge base has no passages to search yet.',
   nothing_relevant: 'Nothing relevant enough: no retrieved passage shares a word with the question, and none is close enough in meaning. The assistant declines to answer.',
   not_covered: 'Nothing relevant enough: no passage holds what the question asks about, so the assistant declines rather than guess.',
+  annotation: 'A curated answer matches this question: it is the answer, before any document is searched.',
 };
 
 function Verdict({ decision, declinedByModel }: { decision: Pick<Decision, 'answered' | 'reason'>; declinedByModel?: boolean }) {

@@ -10,6 +10,7 @@ import { updateChunk } from '../../services/documents/curate-chunk';
 import { listChunks } from '../../services/documents/list-chunks';
 import { listCrawlPages } from '../../services/documents/list-crawl-pages';
 import { getUploadBatch, ZUploadBatch } from '../../services/documents/upload-batch';
+import { setDocumentEnabled } from '../../services/documents/set-document-enabled';
 import type { HonoEnv } from '../hono-env';
 import { errorResponses, security } from '../openapi';
 
@@ -88,6 +89,25 @@ export function registerDocumentRoutes(app: OpenAPIHono<HonoEnv>) {
       const { id, docId } = c.req.valid('param');
       const { q, ...page } = c.req.valid('query');
       return c.json(await listChunks(c.var.svc, { kb_id: id, id: docId, ...page, ...(q ? { query: q } : {}) }), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'patch',
+      path: '/kbs/{id}/documents/{docId}',
+      tags: ['Documents'],
+      summary: 'Switch a whole document off or on (`enabled`): off, it is kept and listed but none of its chunks is retrieved',
+      security,
+      request: {
+        params: ZDocParams,
+        body: { required: true, content: { 'application/json': { schema: z.object({ enabled: z.boolean() }).strict() } } },
+      },
+      responses: { 200: { description: 'The document', content: { 'application/json': { schema: One } } }, ...errorResponses(400, 403, 404) },
+    }),
+    async (c) => {
+      const { id, docId } = c.req.valid('param');
+      return c.json(await setDocumentEnabled(c.var.svc, { kb_id: id, id: docId, ...c.req.valid('json') }), 200);
     },
   );
 

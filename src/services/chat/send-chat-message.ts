@@ -12,8 +12,7 @@ import type { SessionId } from '../../ids';
 import { parseInput } from '../../validation';
 import { requireKb } from '../kbs/require-kb';
 import { answerStream, responseCitations, type AnswerEvent } from '../rag/answer-stream';
-import { withOrgShare } from '../org-share';
-import { retrieve } from '../rag/retrieve';
+import { findAnswerSources } from '../rag/answer-sources';
 import { answerSupport, appendExchange, loadHistory, openSession } from './sessions';
 import { authorize } from '../access/roles';
 
@@ -50,13 +49,13 @@ export async function startChat(
   const session = await openSession(ctx, kb, input.session_id, source, opts);
   const history = await loadHistory(ctx, session.id);
   const query = await condenseQuestion({ model: ctx.models.condenseModel, history, followUp: input.message, abortSignal: signal });
-  const retrieval = await withOrgShare(ctx, () => retrieve(ctx, kb, query, { topK: input.top_k }));
+  const { retrieval, annotation } = await findAnswerSources(ctx, kb, { query, asked: input.message, topK: input.top_k });
 
   const similarity = new Map([...retrieval.chunks, ...(retrieval.ranked ?? [])].map((c) => [String(c.chunk_id), c.dense]));
 
   async function* run(): AsyncGenerator<ChatEvent> {
     yield { type: 'session', session_id: session.id, query };
-    for await (const event of answerStream(ctx, { question: input.message, standalone: query, retrieval, history, signal })) {
+    for await (const event of answerStream(ctx, { question: input.message, standalone: query, retrieval, annotation, history, signal })) {
       if (event.type === 'done') {
         const support = answerSupport(event.refused, event.citations, similarity);
         const messageId = await appendExchange(ctx, session, input.message, { content: event.answer, citations: event.citations, refused: event.refused, support });

@@ -99,8 +99,15 @@ export async function loadHistory(ctx: ServiceContext, sessionId: SessionId): Pr
  * Support of an answer: the best cosine similarity between the question and a passage it cites
  * (absolute, unlike the fused score, which ranks within one retrieval); null for a refusal.
  */
-export function answerSupport(refused: boolean, citations: readonly { chunk_id?: unknown }[], similarity: ReadonlyMap<string, number>): number | null {
+export function answerSupport(
+  refused: boolean,
+  citations: readonly { chunk_id?: unknown; source_type?: unknown; score?: unknown }[],
+  similarity: ReadonlyMap<string, number>,
+): number | null {
   if (refused) return null;
+  // A curated answer is supported by its question's match (at least ANNOTATION_MATCH).
+  const curated = citations.find((c) => c.source_type === 'annotation');
+  if (curated && typeof curated.score === 'number') return curated.score;
   const scores = citations.map((c) => similarity.get(String(c.chunk_id))).filter((s): s is number => typeof s === 'number');
   return scores.length ? Math.max(...scores) : null;
 }

@@ -41,6 +41,7 @@ export const ZDocument = z.object({
     .string()
     .nullable()
     .describe('The language of its text, detected at ingestion (ISO 639-1 where there is a code: "en", "zh"); its passages are searched with that language\'s word rules. Null before it was (re-)ingested, or when there is too little text to tell'),
+  enabled: z.boolean().describe('false: switched off, kept and listed but never retrieved (PATCH the document with {"enabled": true} to switch it on)'),
   /** URL documents: re-crawl schedule, when the last crawl ran, what it changed, when the next runs. */
   recrawl: z.enum(['daily', 'weekly']).nullable(),
   last_crawled_at: z.string().nullable(),
@@ -72,6 +73,7 @@ export function toDocumentDto(d: DocumentRow): DocumentDto {
     ocr_pages: d.ocr_pages ?? [],
     warnings: (typeof d.warnings === 'string' ? JSON.parse(d.warnings) : d.warnings) ?? [],
     language: d.language ?? null,
+    enabled: d.enabled ?? true,
     recrawl: d.recrawl ?? null,
     last_crawled_at: d.last_crawled_at?.toISOString() ?? null,
     next_crawl_at: d.next_crawl_at?.toISOString() ?? null,

@@ -14,7 +14,8 @@ import { supportVerdict } from '../../ai/offline/support';
 import type { AnswerPassage } from '../../ai/prompts';
 import type { Retrieval } from './retrieve';
 
-export type GateReason = 'answered' | 'no_passages' | 'not_confident' | 'not_covered' | 'model_refused';
+/** `annotation`: a curated answer matched the question (match-annotation.ts); no passage was read. */
+export type GateReason = 'answered' | 'no_passages' | 'not_confident' | 'not_covered' | 'model_refused' | 'annotation';
 
 export interface AnswerGate {
   /** Whether the passages went to the answer model. */

@@ -11,7 +11,8 @@ import { buildAnswerPrompt, extractCitedMarkers, isRefusalText, notFoundAnswer, 
 import { OFFLINE_PROVIDER } from '../../ai/offline/model';
 import { answerFromPassages } from '../../ai/offline/answerer';
 import { decideAnswerGate, type AnswerGate } from './answer-gate';
-import { toCitation, type Citation } from './citations';
+import { annotationCitation, toCitation, type Citation } from './citations';
+import type { MatchedAnnotation } from '../annotations/match-annotation';
 import type { Retrieval, RetrievedChunk } from './retrieve';
 import { toAnswerPassages } from './answer-passages';
 
@@ -29,7 +30,7 @@ import { toAnswerPassages } from './answer-passages';
  */
 export type AnswerDecision = {
   answered: boolean;
-  reason: 'relevant' | 'no_passages' | 'nothing_relevant' | 'not_covered';
+  reason: 'relevant' | 'no_passages' | 'nothing_relevant' | 'not_covered' | 'annotation';
   passages: Array<Citation & { lexical: number; dense: number; text: string }>;
 };
 
@@ -66,6 +67,7 @@ const DECISION_REASON: Record<AnswerGate['reason'], AnswerDecision['reason']> = 
   not_confident: 'nothing_relevant',
   not_covered: 'not_covered',
   model_refused: 'relevant',
+  annotation: 'annotation',
 };
 
 function decisionOf(gate: AnswerGate, retrieval: Retrieval): AnswerDecision {
@@ -153,8 +155,14 @@ export async function* answerStream(
     /** The chat follow-up rewritten to stand alone (condense); the extractive answerer cannot read history. */
     standalone?: string;
     signal?: AbortSignal;
+    /** A curated answer that matched (answer-sources.ts): it is the answer, cited as its one source. */
+    annotation?: MatchedAnnotation | null;
   },
 ): AsyncGenerator<AnswerEvent> {
+  if (input.annotation) {
+    yield* curatedAnswer(input.annotation);
+    return;
+  }
   const { retrieval, gate } = readAndGate(deps, input);
   const offline = deps.models.answerModel.provider === OFFLINE_PROVIDER;
   const question = offline && input.standalone ? input.standalone : input.question;
@@ -214,6 +222,16 @@ export async function* answerStream(
   const used = citable.filter((s) => cited.has(s.marker));
   // A model that forgot its markers still answered from the passages: credit the best one.
   yield { type: 'done', answer, citations: used.length > 0 ? used : sources.slice(0, 1), closest: [], refused: false, gate };
+}
+
+/** A curated answer, as the same events: its text whole, its one citation marked `annotation`. */
+async function* curatedAnswer(match: MatchedAnnotation): AsyncGenerator<AnswerEvent> {
+  const citation = annotationCitation(match.annotation, match.similarity);
+  const gate: AnswerGate = { pass: true, reason: 'annotation', confident: true, support: null, minSupport: null, fullCoverage: null, namedCoverage: null };
+  const decision: AnswerDecision = { answered: true, reason: 'annotation', passages: [] };
+  yield { type: 'sources', citations: [citation], decision };
+  yield { type: 'delta', text: match.annotation.answer };
+  yield { type: 'done', answer: match.annotation.answer, citations: [citation], closest: [], refused: false, gate };
 }
 
 /**

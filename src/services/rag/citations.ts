@@ -15,6 +15,13 @@ export const ZCitation = z.object({
   used: z
     .boolean()
     .describe('false when the answer was refused: the passage is only among the closest retrieved, not a source of the answer'),
+  // Optional: citations stored on messages before curated answers existed lack them (read as a document).
+  source_type: z
+    .enum(['document', 'annotation'])
+    .optional()
+    .describe('`annotation`: a curated answer given in the dashboard answered, not a document (doc_id and chunk_id are then the annotation id)'),
+  annotation_id: z.string().nullable().optional().describe('The curated answer, when source_type is annotation'),
+  title: z.string().nullable().optional().describe('The curated answer\'s question, when source_type is annotation'),
 });
 export type Citation = z.infer<typeof ZCitation>;
 
@@ -40,5 +47,27 @@ export function toCitation(chunk: RetrievedChunk, marker: number, used = true): 
     heading: chunk.heading_path.length ? chunk.heading_path.join(' > ') : null,
     snippet: snippet(chunk.text),
     used,
+    source_type: 'document',
+    annotation_id: null,
+    title: null,
+  };
+}
+
+/** A curated answer cited as the source of the answer it gave: marker 1, its question as the title. */
+export function annotationCitation(a: { id: string; question: string; answer: string }, similarity: number): Citation {
+  return {
+    doc_id: a.id,
+    score: Number(Math.min(1, similarity).toFixed(4)),
+    chunk_id: a.id,
+    marker: 1,
+    filename: 'Curated answer',
+    url: null,
+    page: null,
+    heading: null,
+    snippet: snippet(a.answer),
+    used: true,
+    source_type: 'annotation',
+    annotation_id: a.id,
+    title: a.question,
   };
 }

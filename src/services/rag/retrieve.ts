@@ -224,6 +224,7 @@ async function documentsAbout(
     .select(['id', 'title', 'identity'])
     .where('kb_id', '=', kbId)
     .where('status', '=', 'ready')
+    .where('enabled', '=', true)
     .where((eb) => eb.or([eb('title', 'is not', null), eb('identity', 'is not', null)]))
     .limit(MAX_ABOUT_DOCUMENTS + 1)
     .execute();

@@ -6,9 +6,8 @@ import type { ServiceContext } from '../../context';
 import { parseInput } from '../../validation';
 import { requireKb } from '../kbs/require-kb';
 import { answerStream, type AnswerEvent } from './answer-stream';
-import { withOrgShare } from '../org-share';
-import { retrieve } from './retrieve';
 import { authorize } from '../access/roles';
+import { findAnswerSources } from './answer-sources';
 
 export const MAX_QUERY_CHARS = 2000;
 
@@ -30,6 +29,6 @@ export async function startSearch(ctx: ServiceContext, rawInput: SearchInput, si
   authorize(ctx, 'query');
   const input = parseInput(ZSearchInput, rawInput);
   const kb = await requireKb(ctx, input.kb_id);
-  const retrieval = await withOrgShare(ctx, () => retrieve(ctx, kb, input.query, { topK: input.top_k }));
-  return answerStream(ctx, { question: input.query, retrieval, signal });
+  const { retrieval, annotation } = await findAnswerSources(ctx, kb, { query: input.query, topK: input.top_k });
+  return answerStream(ctx, { question: input.query, retrieval, annotation, signal });
 }

@@ -65,5 +65,5 @@ export function nearestSql(kbId: KbId, v: QueryVector, limit: number, columns: s
  * condition so they cannot disagree.
  */
 export function enabledChunkSql(chunk: string): RawBuilder<boolean> {
-  return sql<boolean>`${sql.ref(`${chunk}.disabled_at`)} is null`;
+  return sql<boolean>`(${sql.ref(`${chunk}.disabled_at`)} is null and ${sql.ref(`${chunk}.document_enabled`)})`;
 }

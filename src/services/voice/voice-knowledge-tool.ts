@@ -8,9 +8,8 @@
 import type { KnowledgeBase } from '../../../db/types';
 import { extractCitedMarkers, isRefusalText, NOT_FOUND_ANSWER } from '../../ai/prompts';
 import type { ServiceContext } from '../../context';
-import { toCitation, type Citation } from '../rag/citations';
-import { withOrgShare } from '../org-share';
-import { retrieve } from '../rag/retrieve';
+import { annotationCitation, toCitation, type Citation } from '../rag/citations';
+import { findAnswerSources } from '../rag/answer-sources';
 
 export const VOICE_TOOL_NAME = 'search_knowledge_base';
 /** Chat's default top_k: voice answers are short, five passages are plenty. */
@@ -55,7 +54,14 @@ export async function searchKnowledgeForVoice(
   } catch {
     /* malformed arguments: nothing to search */
   }
-  const retrieval = query ? await withOrgShare(ctx, () => retrieve(ctx, kb, query, { topK: VOICE_TOP_K })) : { chunks: [], confident: false };
+  const found = query ? await findAnswerSources(ctx, kb, { query, topK: VOICE_TOP_K }) : null;
+  if (found?.annotation) {
+    // A curated answer is the one passage: the spoken answer says it, cited as curated.
+    const source = { ...annotationCitation(found.annotation.annotation, found.annotation.similarity), marker: firstMarker };
+    const passages = [{ marker: firstMarker, source: `Curated answer to "${found.annotation.annotation.question}"`, text: found.annotation.annotation.answer }];
+    return { output: JSON.stringify({ found: true, curated: true, passages }), sources: [source] };
+  }
+  const retrieval = found?.retrieval ?? { chunks: [], confident: false };
   if (!retrieval.confident || retrieval.chunks.length === 0) {
     return { output: JSON.stringify({ found: false, passages: [], answer_if_nothing_found: NOT_FOUND_ANSWER }), sources: [] };
   }
