@@ -21,7 +21,7 @@ builder.mutationFields((t) => ({
     args: { apiKey: t.arg.string({ required: true }) },
     resolve: async (_r, { apiKey }, ctx) => {
       assertDashboardRequest(ctx.request.headers, proxy(ctx));
-      const started = await signInWithApiKey(ctx.deps, apiKey);
+      const started = await signInWithApiKey(ctx.deps, apiKey, { ip: ctx.clientIp, userAgent: ctx.request.headers.get('user-agent') });
       ctx.setCookie(sessionCookie(ctx.request, started.secret, proxy(ctx)));
       return started;
     },

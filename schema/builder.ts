@@ -3,11 +3,14 @@
  * checked once per request, the first time a resolver needs the caller's organisation.
  */
 import SchemaBuilder from '@pothos/core';
-import type { AppDeps, ServiceContext } from '../src/context';
+import type { ServiceContext } from '../src/context';
+import type { HttpDeps } from '../src/http/authenticate-request';
 
 export type GraphQLContext = {
   requestId: string;
-  deps: AppDeps;
+  deps: HttpDeps;
+  /** The caller's address as rate limits key it. */
+  clientIp: string;
   request: Request;
   /** Adds a Set-Cookie header to the HTTP response (dashboard sign-in and sign-out). */
   setCookie: (cookie: string) => void;

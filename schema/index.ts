@@ -15,6 +15,7 @@ import './insights';
 import './voice-settings';
 import './evals';
 import './audit-log';
+import './people';
 import './annotation';
 
 export const schema = builder.toSchema({ sortSchema: true });

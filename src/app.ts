@@ -15,6 +15,7 @@ import { discardRequestBody } from './http/discard-body';
 import { drainGate, type Drain } from './http/graceful-shutdown';
 import { metricsResponse } from './http/metrics-endpoint';
 import { createFailedKeyThrottle } from './http/failed-key-throttle';
+import { createSignInThrottle } from './http/sign-in-throttle';
 import { createRateLimiter } from './http/rate-limit';
 import { httpRequestDuration } from './metrics';
 import { routePath } from 'hono/route';
@@ -38,6 +39,7 @@ export function createApp(appDeps: AppDeps & Partial<Pick<HttpDeps, 'rateLimiter
     ...appDeps,
     rateLimiter: appDeps.rateLimiter ?? createRateLimiter(appDeps.config.rateLimitPerMinute, { deps: appDeps, name: 'api_key' }),
     failedKeys: appDeps.failedKeys ?? createFailedKeyThrottle(appDeps, appDeps.now),
+    signIns: createSignInThrottle(appDeps, appDeps.now),
   };
   const app = new Hono<HonoEnv>();
   const graphql = createGraphQLHandler(deps);

@@ -14,7 +14,11 @@ import { listApiKeys } from './services/api-keys/list-api-keys';
 import { revokeApiKey } from './services/api-keys/revoke-api-key';
 import { SYSTEM_ACTOR } from './services/access/actor';
 import { parseInput } from './validation';
-import { createSignInLink } from './services/admin-sessions/create-sign-in-link';
+import { createSignInLink, signInLinkPath } from './services/admin-sessions/create-sign-in-link';
+import { createContext } from './context';
+import { inviteMember, listInvitations } from './services/people/invitations';
+import { listMembers, resetMemberPassword } from './services/people/members';
+import { sendInvitationEmail } from './services/people/invitation-email';
 import { createOrg } from './services/orgs/create-org';
 import { findOrgBySlug } from './services/orgs/find-org';
 import { toOrgDto } from './services/orgs/org-dto';
@@ -120,10 +124,61 @@ dashboard
     withRuntime(async (rt) => {
       const o = await findOrgBySlug(rt.deps, opts.org);
       const { token, expires_at } = await createSignInLink(rt.deps, o.id);
-      const running = rt.config.database.kind === 'embedded' ? runningServerAddress(rt.config.database.dataDir) : null;
-      const base = (opts.url ?? running ?? `http://${rt.config.host === '0.0.0.0' ? 'localhost' : rt.config.host}:${rt.config.port}`).replace(/\/+$/, '');
-      const url = `${base}/admin/sign-in?token=${token}`;
+      const url = `${linkBase(rt, opts.url)}${signInLinkPath(token)}`;
       print(opts.json, { url, expires_at }, `Open this link to sign in to the dashboard as ${o.slug} (once, before ${expires_at}):\n${url}`);
+    }),
+  );
+
+/** The address links are printed for: the running server's own on the embedded database, else HOST:PORT. */
+function linkBase(rt: Runtime, url?: string): string {
+  const running = rt.config.database.kind === 'embedded' ? runningServerAddress(rt.config.database.dataDir) : null;
+  return (url ?? running ?? `http://${rt.config.host === '0.0.0.0' ? 'localhost' : rt.config.host}:${rt.config.port}`).replace(/\/+$/, '');
+}
+
+const user = program.command('user').description('People who sign in to the dashboard (docs/access.md)');
+user
+  .command('invite')
+  .requiredOption('--org <slug>', 'organisation slug')
+  .requiredOption('--email <email>', 'who to invite')
+  .option('--role <role>', 'owner, admin, editor or viewer', 'editor')
+  .option('--url <url>', 'the address the server is reached at')
+  .option('--json', 'print JSON')
+  .action((opts) =>
+    withRuntime(async (rt) => {
+      const ctx = createContext(rt.deps, await findOrgBySlug(rt.deps, opts.org), { requestId: 'cli' });
+      const invited = await inviteMember(ctx, { email: opts.email, role: opts.role });
+      const link = `${linkBase(rt, opts.url)}${invited.path}`;
+      const emailed = await sendInvitationEmail(ctx, { to: invited.invitation.email, link, role: invited.invitation.role });
+      print(opts.json, { ...invited.invitation, link, emailed }, `Invitation for ${invited.invitation.email} as ${invited.invitation.role} (once, before ${invited.invitation.expires_at}${emailed ? '; also emailed' : ''}):\n${link}`);
+    }),
+  );
+user
+  .command('list')
+  .requiredOption('--org <slug>', 'organisation slug')
+  .option('--json', 'print JSON')
+  .action((opts) =>
+    withRuntime(async (rt) => {
+      const ctx = createContext(rt.deps, await findOrgBySlug(rt.deps, opts.org), { requestId: 'cli' });
+      const { members } = await listMembers(ctx);
+      const { invitations } = await listInvitations(ctx);
+      print(opts.json, { members, invitations }, [...members.map((m) => `${m.id}\t${m.email}\t${m.role}${m.has_password ? '' : '\t(no password yet)'}`), ...invitations.map((i) => `${i.id}\t${i.email}\t${i.role}\tinvited`)].join('\n'));
+    }),
+  );
+user
+  .command('reset-password')
+  .requiredOption('--org <slug>', 'organisation slug')
+  .requiredOption('--email <email>', 'whose password')
+  .option('--url <url>', 'the address the server is reached at')
+  .option('--json', 'print JSON')
+  .action((opts) =>
+    withRuntime(async (rt) => {
+      const ctx = createContext(rt.deps, await findOrgBySlug(rt.deps, opts.org), { requestId: 'cli' });
+      const email = String(opts.email).trim().toLowerCase();
+      const found = (await listMembers(ctx)).members.find((m) => m.email === email);
+      if (!found) throw new AppError('not_found', `No member ${email} in ${opts.org}`);
+      const reset = await resetMemberPassword(ctx, found.id);
+      const link = `${linkBase(rt, opts.url)}${reset.path}`;
+      print(opts.json, { link, expires_at: reset.expires_at }, `One-time sign-in link for ${email}, who then sets a new password (before ${reset.expires_at}):\n${link}`);
     }),
   );
 

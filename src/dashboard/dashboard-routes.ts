@@ -5,6 +5,8 @@
  *   GET /admin/app.js?v=<hash>  the bundle, immutable under its content hash
  *   GET /admin/sign-in?token=   a browser navigation gets a page whose button POSTs the token; nothing is spent
  *   POST /admin/sign-in         redeems a one-time CLI link (same origin only): sets the session cookie, -> /admin
+ *   GET /admin/invite?token=    an invitation's page: set a password (nothing is spent by opening it)
+ *   POST /admin/invite          accepts it (same origin only): creates the account, signs in, -> /admin
  *   GET /admin/preview          a sample customer page with the widget, for the Embed preview
  * The app itself talks only to /graphql. A strict CSP allows scripts from this origin alone.
  */
@@ -16,7 +18,10 @@ import { Hono } from 'hono';
 import type { HttpDeps } from '../http/authenticate-request';
 import { AppError } from '../errors';
 import { SECRET_SHAPE } from '../services/admin-sessions/admin-session-secret';
-import { signInWithLink } from '../services/admin-sessions/start-admin-session';
+import { signInAfterInvitation, signInWithLink } from '../services/admin-sessions/start-admin-session';
+import { acceptInvitation } from '../services/people/invitations';
+import { PASSWORD_MAX, PASSWORD_MIN } from '../services/people/password-hash';
+import { clientIp } from '../http/client-ip';
 import { buildDashboard, DASHBOARD_DIST_DIR, DASHBOARD_SOURCE_DIR, type DashboardBuild } from './build-dashboard';
 import { isSameOrigin, sessionCookie } from '../http/session-cookie';
 
@@ -84,6 +89,20 @@ const signInRefusedPage = (message: string) => `<!doctype html>
 <p>Print a new link with <code>npm run cli -- dashboard link --org &lt;slug&gt;</code>, or <a href="/admin">sign in with an API key</a>.</p>
 </main></body></html>`;
 
+const invitePage = (token: string, error?: string) => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark"><title>Join Groundwork</title>
+<style>body{font-family:system-ui,sans-serif;display:grid;place-items:center;min-height:90vh;margin:0}main{max-width:28rem;padding:1.5rem}label{display:block;margin-top:.8rem}input{font:inherit;width:100%;padding:.4rem;box-sizing:border-box}button{font:inherit;margin-top:1rem;padding:.6rem 1.2rem;cursor:pointer}</style></head>
+<body><main><h1>Join Groundwork</h1>
+<p>Choose a password (at least ${PASSWORD_MIN} characters) to accept the invitation. The link works once.</p>
+${error ? `<p role="alert">${escapeHtml(error)}</p>` : ''}
+<form method="post" action="/admin/invite"><input type="hidden" name="token" value="${token}">
+<label for="name">Your name (optional)</label><input id="name" name="name" autocomplete="name" maxlength="200">
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="new-password" required minlength="${PASSWORD_MIN}" maxlength="${PASSWORD_MAX}">
+<label for="confirm">Password again</label><input id="confirm" name="confirm" type="password" autocomplete="new-password" required minlength="${PASSWORD_MIN}" maxlength="${PASSWORD_MAX}">
+<button type="submit">Accept and sign in</button></form>
+</main></body></html>`;
+
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
 /** A page navigation (a person's browser), as opposed to a script's fetch, a previewer's HEAD or curl. */
@@ -144,13 +163,49 @@ export function createDashboardRoutes(deps: HttpDeps) {
     try {
       if (!isSameOrigin(c.req.raw, { trustProxy })) throw new AppError('forbidden', 'A sign-in link is only accepted from its own page');
       const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
-      started = await signInWithLink(deps, typeof form.token === 'string' ? form.token : '');
+      started = await signInWithLink(deps, typeof form.token === 'string' ? form.token : '', { ip: clientIp(c, trustProxy), userAgent: c.req.header('user-agent') ?? null });
     } catch (err) {
       // A person who pressed the button reads the refusal as a page with a way on, not as JSON;
       // same status and message as the JSON answer other clients get from the error handler.
       if (!(err instanceof AppError) || !isNavigation(c.req.raw.headers)) throw err;
       c.header('content-security-policy', CSP);
       c.header('x-frame-options', 'DENY');
+      return c.html(signInRefusedPage(err.message), err.status as 401);
+    }
+    c.header('set-cookie', sessionCookie(c.req.raw, started.secret, { trustProxy }));
+    return c.redirect('/admin', 303);
+  });
+
+  app.get('/admin/invite', (c) => {
+    c.header('cache-control', 'no-store');
+    // As for sign-in links: same-origin keeps the form post's real Origin (no-referrer sends `null`).
+    c.header('referrer-policy', 'same-origin');
+    const token = c.req.query('token') ?? '';
+    if (!SECRET_SHAPE.test(token)) throw new AppError('unauthorized', 'This invitation is invalid, expired or already used; ask for a new one');
+    c.header('content-security-policy', CSP);
+    c.header('x-frame-options', 'DENY');
+    return c.html(invitePage(token));
+  });
+
+  app.post('/admin/invite', async (c) => {
+    const trustProxy = deps.config.trustProxy;
+    c.header('cache-control', 'no-store');
+    c.header('referrer-policy', 'no-referrer');
+    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+    const field = (k: string) => (typeof form[k] === 'string' ? (form[k] as string) : '');
+    let started: Awaited<ReturnType<typeof signInAfterInvitation>>;
+    try {
+      if (!isSameOrigin(c.req.raw, { trustProxy })) throw new AppError('forbidden', 'An invitation is only accepted from its own page');
+      if (field('password') !== field('confirm')) throw new AppError('invalid_input', 'The two passwords differ', { field: 'confirm' });
+      const ip = clientIp(c, trustProxy);
+      const user = await acceptInvitation(deps, { token: field('token'), password: field('password'), ...(field('name') ? { name: field('name') } : {}) }, ip);
+      started = await signInAfterInvitation(deps, user, { ip, userAgent: c.req.header('user-agent') ?? null });
+    } catch (err) {
+      if (!(err instanceof AppError) || !isNavigation(c.req.raw.headers)) throw err;
+      c.header('content-security-policy', CSP);
+      c.header('x-frame-options', 'DENY');
+      // A fixable mistake (a short password, a typo in the confirmation) keeps the form; a spent link does not.
+      if (err.code === 'invalid_input' && SECRET_SHAPE.test(field('token'))) return c.html(invitePage(field('token'), err.message), 400);
       return c.html(signInRefusedPage(err.message), err.status as 401);
     }
     c.header('set-cookie', sessionCookie(c.req.raw, started.secret, { trustProxy }));

@@ -95,7 +95,7 @@ export function createGraphQLHandler(deps: HttpDeps) {
         }
       };
       const stopWithClient = () => void (signal = request.signal);
-      return { requestId, deps, request, setCookie, auth, chargeCost, chunkChars, stopWithClient, nodeBudget: createNodeBudget() } as GraphQLContext;
+      return { requestId, deps, clientIp, request, setCookie, auth, chargeCost, chunkChars, stopWithClient, nodeBudget: createNodeBudget() } as GraphQLContext;
     },
     maskedErrors: {
       maskError(error) {

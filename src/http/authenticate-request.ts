@@ -11,9 +11,10 @@ import { apiKeyPrefix } from '../services/api-keys/api-key-secret';
 import { AppError } from '../errors';
 import { apiKeyActor, type Actor } from '../services/access/actor';
 import type { FailedKeyThrottle } from './failed-key-throttle';
+import type { SignInThrottle } from './sign-in-throttle';
 import type { RateLimiter } from './rate-limit';
 
-export type HttpDeps = AppDeps & { rateLimiter: RateLimiter; failedKeys: FailedKeyThrottle };
+export type HttpDeps = AppDeps & { rateLimiter: RateLimiter; failedKeys: FailedKeyThrottle; signIns: SignInThrottle };
 
 export async function authenticateRequest(
   deps: HttpDeps,

@@ -49,7 +49,12 @@ import { listAnnotations, ZListAnnotationsInput } from '../services/annotations/
 import { updateAnnotation, ZUpdateAnnotationInput } from '../services/annotations/update-annotation';
 import { ZAnnotationRef } from '../services/annotations/annotation-dto';
 import { setDocumentEnabled, ZSetDocumentEnabledInput } from '../services/documents/set-document-enabled';
+import { inviteMember, listInvitations, revokeInvitation, ZInviteInput } from '../services/people/invitations';
+import { changeMemberRole, listMembers, removeMember, resetMemberPassword, ZChangeRoleInput } from '../services/people/members';
+import { listSessions, revokeSession } from '../services/people/org-sessions';
 import { authedProcedure, router } from './init';
+
+const ZIdRef = z.object({ id: z.string().min(1) }).strict();
 
 export const appRouter = router({
   rag: router({
@@ -70,13 +75,26 @@ export const appRouter = router({
     unanswered: authedProcedure.input(ZUnansweredInput).query(({ ctx, input }) => listUnansweredQuestions(ctx.svc, input)),
     activity: authedProcedure.input(ZActivityInput).query(({ ctx, input }) => getActivity(ctx.svc, input)),
   }),
+  members: router({
+    list: authedProcedure.query(({ ctx }) => listMembers(ctx.svc)),
+    invitations: authedProcedure.query(({ ctx }) => listInvitations(ctx.svc)),
+    invite: authedProcedure.input(ZInviteInput).mutation(({ ctx, input }) => inviteMember(ctx.svc, input)),
+    revokeInvitation: authedProcedure.input(ZIdRef).mutation(({ ctx, input }) => revokeInvitation(ctx.svc, input.id)),
+    changeRole: authedProcedure.input(ZChangeRoleInput).mutation(({ ctx, input }) => changeMemberRole(ctx.svc, input)),
+    remove: authedProcedure.input(ZIdRef).mutation(({ ctx, input }) => removeMember(ctx.svc, input.id)),
+    resetPassword: authedProcedure.input(ZIdRef).mutation(({ ctx, input }) => resetMemberPassword(ctx.svc, input.id)),
+  }),
+  sessions: router({
+    list: authedProcedure.query(({ ctx }) => listSessions(ctx.svc)),
+    revoke: authedProcedure.input(ZIdRef).mutation(({ ctx, input }) => revokeSession(ctx.svc, input.id)),
+  }),
   audit: router({
     list: authedProcedure.input(ZListAuditLogInput).query(({ ctx, input }) => listAuditLog(ctx.svc, input)),
   }),
   keys: router({
     list: authedProcedure.query(({ ctx }) => listApiKeys(ctx.svc)),
     create: authedProcedure.input(ZCreateApiKeyInput).mutation(({ ctx, input }) => createApiKey(ctx.svc, input)),
-    revoke: authedProcedure.input(z.object({ id: z.string().min(1) }).strict()).mutation(({ ctx, input }) => revokeApiKey(ctx.svc, input.id)),
+    revoke: authedProcedure.input(ZIdRef).mutation(({ ctx, input }) => revokeApiKey(ctx.svc, input.id)),
   }),
   org: router({
     settings: authedProcedure.query(({ ctx }) => getOrgSettings(ctx.svc)),

@@ -80,12 +80,14 @@ export async function resetMemberPassword(ctx: ServiceContext, id: string): Prom
 
 export const ZSetPasswordInput = z.object({ current: z.string().optional(), password: z.string() }).strict();
 
-/** A person sets their own password; the current one is needed when there is one and they did not just arrive by a reset link. */
-export async function setOwnPassword(ctx: ServiceContext, raw: z.input<typeof ZSetPasswordInput>, opts: { viaLink: boolean }): Promise<{ success: boolean }> {
+/** A person sets their own password; the current one is needed when there is one, unless this session came from a one-time (reset) link. */
+export async function setOwnPassword(ctx: ServiceContext, raw: z.input<typeof ZSetPasswordInput>): Promise<{ success: boolean }> {
   const input = parseInput(ZSetPasswordInput, raw);
   if (ctx.actor.type !== 'user' || !ctx.actor.id) throw new AppError('forbidden', 'Only a person signed in as themselves has a password to set');
   const me = await requireMember(ctx.db, ctx, ctx.actor.id);
-  if (me.password_hash && !opts.viaLink && !(await verifyPassword(input.current ?? '', me.password_hash))) {
+  const session = ctx.actor.sessionId ? await ctx.db.selectFrom('admin_sessions').select('created_via').where('id', '=', ctx.actor.sessionId).executeTakeFirst() : null;
+  const viaLink = session?.created_via === 'link';
+  if (me.password_hash && !viaLink && !(await verifyPassword(input.current ?? '', me.password_hash))) {
     throw new AppError('invalid_input', 'The current password is not right', { field: 'current' });
   }
   await ctx.db.updateTable('users').set({ password_hash: await hashPassword(input.password), password_changed_at: new Date() }).where('id', '=', me.id).execute();
