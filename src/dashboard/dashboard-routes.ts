@@ -205,7 +205,11 @@ export function createDashboardRoutes(deps: HttpDeps) {
       c.header('content-security-policy', CSP);
       c.header('x-frame-options', 'DENY');
       // A fixable mistake (a short password, a typo in the confirmation) keeps the form; a spent link does not.
-      if (err.code === 'invalid_input' && SECRET_SHAPE.test(field('token'))) return c.html(invitePage(field('token'), err.message), 400);
+      if (err.code === 'invalid_input' && SECRET_SHAPE.test(field('token'))) {
+        // The form again: its next post must carry its real Origin, as from the GET page.
+        c.header('referrer-policy', 'same-origin');
+        return c.html(invitePage(field('token'), err.message), 400);
+      }
       return c.html(signInRefusedPage(err.message), err.status as 401);
     }
     c.header('set-cookie', sessionCookie(c.req.raw, started.secret, { trustProxy }));

@@ -2,6 +2,7 @@
 import { useState } from 'preact/hooks';
 import { gql, type ResultOf } from './gql';
 import { CreateKb, DeleteKb, KbList, UpdateKb } from './queries';
+import { may } from './session';
 import { Confirm, errorMessage, Notice, useLoad } from './ui';
 
 type Kb = ResultOf<typeof KbList>['knowledgeBases'][number];
@@ -101,7 +102,7 @@ export function KbListView() {
                     <td data-label="Widget">{kb.widgetEnabled ? 'on' : 'off'}</td>
                     <td data-label="Actions"><div class="row">
                       <button type="button" onClick={() => setEditing(kb.id)} aria-label={`Edit ${kb.name}`} title="Rename or describe">Edit</button>
-                      <button type="button" class="danger" onClick={() => setDeleting(kb)} aria-label={`Delete ${kb.name}`}>Delete</button>
+                      {may('kb.delete') && <button type="button" class="danger" onClick={() => setDeleting(kb)} aria-label={`Delete ${kb.name}`}>Delete</button>}
                     </div></td>
                   </tr>
                 ),

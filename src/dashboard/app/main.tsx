@@ -6,7 +6,8 @@ import { signal } from '@preact/signals';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { gql } from './gql';
-import { SignIn, SignOut } from './queries';
+import { SignIn, SignInWithPassword, SignOut } from './queries';
+import { AccountView, MembersView } from './members';
 import { DocumentView, KbView } from './documents';
 import { KbListView } from './kbs';
 import { SandboxView } from './sandbox';
@@ -15,7 +16,7 @@ import { ActivityView, ConversationsView, CuratedAnswersView, UnansweredView } f
 import { EmbedView, SettingsView, UsageView } from './workspace';
 import { AuditView } from './audit';
 import { errorMessage, focusHeading, Notice } from './ui';
-import { org, refreshOrg, sessionEnded, type Org } from './session';
+import { may, me, org, refreshOrg, sessionEnded, type Org } from './session';
 
 const route = signal(location.hash.slice(1) || '/kbs');
 addEventListener('hashchange', () => {
@@ -37,6 +38,40 @@ const applyTheme = () => {
   else document.documentElement.dataset.theme = theme.value;
 };
 
+function PasswordSignIn() {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  return (
+    <form
+      onSubmit={async (e) => {
+        e.preventDefault();
+        setBusy(true);
+        try {
+          await gql(SignInWithPassword, { email: email.trim(), password });
+          setPassword('');
+          sessionEnded.value = false;
+          await refreshOrg();
+        } catch (err) {
+          setError(errorMessage(err));
+        } finally {
+          setBusy(false);
+        }
+      }}
+    >
+      <label for="email">Email</label>
+      <input id="email" type="email" autocomplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} style="width:100%" />
+      <label for="password">Password</label>
+      <input id="password" type="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} style="width:100%" />
+      <Notice error={error} />
+      <p>
+        <button class="primary" type="submit" disabled={busy}>Continue</button>
+      </p>
+    </form>
+  );
+}
+
 function SignInView() {
   const [key, setKey] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -45,9 +80,12 @@ function SignInView() {
     <main id="content" class="signin">
       <div class="card">
         <h1>Sign in to Groundwork</h1>
-        <p class="muted">
-          Use an API key of your organisation (the first start of the server prints one), or open a one-time link from{' '}
-          <code>npm run cli -- dashboard link --org &lt;slug&gt;</code>.
+        <Notice ok={sessionEnded.value ? 'Your dashboard session has ended: sign in again.' : null} />
+        <PasswordSignIn />
+        <h2 class="small">Or with an API key</h2>
+        <p class="muted small">
+          A full key of your organisation (the first start prints one) signs in as an owner. A one-time link from{' '}
+          <code>npm run cli -- dashboard link --org &lt;slug&gt;</code> works too.
         </p>
         <form
           onSubmit={async (e) => {
@@ -67,20 +105,21 @@ function SignInView() {
         >
           <label for="api-key">API key</label>
           <input id="api-key" type="password" autocomplete="off" required value={key} onInput={(e) => setKey(e.currentTarget.value)} placeholder="gw_…" style="width:100%" />
-          <Notice error={error} ok={sessionEnded.value ? 'Your dashboard session has ended: sign in again.' : null} />
+          <Notice error={error} />
           <p>
-            <button class="primary" type="submit" disabled={busy}>
+            <button type="submit" disabled={busy}>
               Sign in
             </button>
           </p>
         </form>
-        <p class="small muted">The key is exchanged for a session cookie that scripts cannot read; the key itself is not kept in the browser.</p>
+        <p class="small muted">Either way you get a session cookie that scripts cannot read; nothing secret is kept in the browser.</p>
       </div>
     </main>
   );
 }
 
-const NAV = [
+/** Each area, and the permission it needs to be listed (the server enforces it either way). */
+const NAV: ReadonlyArray<readonly [string, string, string?]> = [
   ['/kbs', 'Knowledge Bases'],
   ['/sandbox', 'Sandbox'],
   ['/evals', 'Evals'],
@@ -89,10 +128,12 @@ const NAV = [
   ['/annotations', 'Curated answers'],
   ['/activity', 'Activity'],
   ['/embed', 'Embed'],
-  ['/settings', 'Settings'],
+  ['/settings', 'Settings', 'settings.update'],
   ['/usage', 'Usage'],
-  ['/audit', 'Audit log'],
-] as const;
+  ['/members', 'Members', 'member.read'],
+  ['/audit', 'Audit log', 'audit.read'],
+  ['/account', 'Account'],
+];
 
 function View({ path, o }: { path: string; o: Org }) {
   const parts = path.split('/').filter(Boolean);
@@ -108,6 +149,8 @@ function View({ path, o }: { path: string; o: Org }) {
   if (parts[0] === 'settings') return <SettingsView org={o} />;
   if (parts[0] === 'usage') return <UsageView org={o} />;
   if (parts[0] === 'audit') return <AuditView />;
+  if (parts[0] === 'members') return <MembersView />;
+  if (parts[0] === 'account') return <AccountView />;
   return <KbListView />;
 }
 
@@ -129,7 +172,7 @@ function App() {
       <header class="top">
         <span class="brand">Groundwork</span>
         <span class="org">
-          {o.name} · {o.plan} plan
+          {o.name} · {o.plan} plan · {me.value?.email ?? 'API key'} ({me.value?.role ?? 'owner'})
         </span>
         <label class="inline small">
           Theme
@@ -157,13 +200,16 @@ function App() {
         </button>
       </header>
       <nav class="main" aria-label="Dashboard">
-        {NAV.map(([p, label]) => (
+        {NAV.filter(([, , needs]) => !needs || may(needs)).map(([p, label]) => (
           <a href={`#${p}`} aria-current={route.value.startsWith(p) ? 'page' : undefined}>
             {label}
           </a>
         ))}
       </nav>
       <main id="content" tabIndex={-1}>
+        {me.value?.kind === 'user' && me.value.hasPassword === false && !route.value.startsWith('/account') && (
+          <p class="notice bad" role="status">You have no password yet: <a href="#/account">set one under Account</a> to sign in again later.</p>
+        )}
         <View path={route.value} o={o} />
       </main>
     </>

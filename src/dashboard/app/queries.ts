@@ -15,6 +15,7 @@ export const SignOut = graphql(`mutation SignOut { signOut }`);
 export const Me = graphql(`
   query Me {
     organization { id slug name plan settings { voiceEnabled voiceAvailable voiceUnavailableReason voiceBlockedReason allowedOrigins } }
+    me { kind email role permissions hasPassword }
   }
 `);
 
@@ -261,3 +262,19 @@ export const UpdateAnnotation = graphql(
   [AnnotationFields],
 );
 export const DeleteAnnotation = graphql(`mutation DeleteAnnotation($kbId: ID!, $id: ID!) { deleteAnnotation(kbId: $kbId, id: $id) { deleted } }`);
+
+export const SignInWithPassword = graphql(`mutation SignInWithPassword($email: String!, $password: String!) { signInWithPassword(email: $email, password: $password) { expiresAt } }`);
+export const SetPassword = graphql(`mutation SetPassword($current: String, $password: String!) { setPassword(current: $current, password: $password) }`);
+export const People = graphql(`
+  query People {
+    members { id email name role hasPassword createdAt }
+    invitations { id email role expiresAt }
+    sessions { id email via createdAt lastSeenAt ip userAgent current }
+  }
+`);
+export const InviteMember = graphql(`mutation InviteMember($email: String!, $role: String!) { inviteMember(email: $email, role: $role) { link emailed invitation { id email role } } }`);
+export const ChangeMemberRole = graphql(`mutation ChangeMemberRole($id: ID!, $role: String!) { changeMemberRole(id: $id, role: $role) { id role } }`);
+export const RemoveMember = graphql(`mutation RemoveMember($id: ID!) { removeMember(id: $id) }`);
+export const ResetMemberPassword = graphql(`mutation ResetMemberPassword($id: ID!) { resetMemberPassword(id: $id) { link expiresAt } }`);
+export const RevokeSession = graphql(`mutation RevokeSession($id: ID!) { revokeSession(id: $id) }`);
+export const RevokeInvitation = graphql(`mutation RevokeInvitation($id: ID!) { revokeInvitation(id: $id) }`);

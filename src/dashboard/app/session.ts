@@ -9,6 +9,10 @@ import { Me } from './queries';
 export type Org = ResultOf<typeof Me>['organization'];
 
 export const org = signal<Org | null | undefined>(undefined);
+export type Me = ResultOf<typeof Me>['me'];
+/** Who is signed in and what they may do: views hide what the role cannot do (the server refuses it anyway). */
+export const me = signal<Me | null>(null);
+export const may = (permission: string) => me.value?.permissions.includes(permission) ?? false;
 
 /** The session ended while the dashboard was open (expired, revoked): the sign-in form says so. */
 export const sessionEnded = signal(false);
@@ -20,7 +24,9 @@ setOnSignedOut(() => {
 
 export const refreshOrg = async () => {
   try {
-    org.value = (await gql(Me)).organization;
+    const r = await gql(Me);
+    me.value = r.me;
+    org.value = r.organization;
   } catch {
     org.value = null;
   }
