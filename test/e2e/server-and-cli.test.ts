@@ -86,6 +86,25 @@ describe('npm start on the embedded default, with the CLI beside it', () => {
     expect(key, first.output()).toMatch(/^gw_[0-9A-Za-z]{40}$/);
     // The first-start box names the dashboard too.
     expect(first.output()).toMatch(/dashboard: +http:\/\/[\w.]+:\d+\/admin/);
+    // And the owner account, with a one-time link that signs in as them, in Chromium.
+    expect(first.output()).toMatch(/owner: +owner@localhost/);
+    const ownerLink = /sign in: +(http:\/\/\S+\/admin\/sign-in\?token=[0-9A-Za-z]{43})/.exec(first.output())?.[1];
+    expect(ownerLink, first.output()).toBeDefined();
+    const ownerBrowser = await launchBrowser();
+    try {
+      const ownerPage = await (await ownerBrowser.newContext()).newPage();
+      await ownerPage.goto(ownerLink!);
+      await ownerPage.getByRole('button', { name: 'Sign in' }).click();
+      await ownerPage.getByRole('heading', { name: 'Knowledge Bases' }).waitFor();
+      expect(await ownerPage.locator('header .org').textContent()).toContain('owner@localhost (owner)');
+      await ownerPage.getByRole('status').filter({ hasText: 'You have no password yet' }).waitFor();
+      await ownerPage.getByRole('link', { name: 'set one under Account' }).click();
+      await ownerPage.getByLabel('New password').fill('the owner passphrase');
+      await ownerPage.getByRole('button', { name: 'Set password' }).click();
+      await ownerPage.getByRole('status').filter({ hasText: 'Your password is set.' }).waitFor();
+    } finally {
+      await ownerBrowser.close();
+    }
 
     const kbs = await fetch(`${first.url}/api/kbs`, { headers: { 'x-api-key': key! } });
     expect(kbs.status).toBe(200);
@@ -102,6 +121,12 @@ describe('npm start on the embedded default, with the CLI beside it', () => {
     const acme = { 'x-api-key': org.api_key, 'content-type': 'application/json' };
     const kb = await fetch(`${first.url}/api/kbs`, { method: 'POST', headers: acme, body: JSON.stringify({ name: 'Handbook' }) });
     expect(kb.status).toBe(201);
+
+    const invited = await cli('user', 'invite', '--org', 'acme', '--email', 'ann@acme.test', '--role', 'editor', '--json');
+    expect(invited.code, invited.stderr).toBe(0);
+    expect(JSON.parse(invited.stdout)).toMatchObject({ email: 'ann@acme.test', role: 'editor', emailed: false, link: expect.stringMatching(new RegExp(`^${first.url}/admin/invite\\?token=[0-9A-Za-z]{43}$`)) });
+    const users = await cli('user', 'list', '--org', 'acme');
+    expect(users.stdout).toMatch(/ann@acme\.test\teditor\tinvited/);
 
     const second = await cli('key', 'create', '--org', 'acme', '--json');
     expect(second.code, second.stderr).toBe(0);
