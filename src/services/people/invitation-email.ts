@@ -9,7 +9,18 @@ import type { ServiceContext } from '../../context';
 export async function sendInvitationEmail(ctx: Pick<ServiceContext, 'config' | 'logger' | 'org'>, msg: { to: string; link: string; role: string }): Promise<boolean> {
   const { smtpUrl, smtpFrom } = ctx.config.people;
   if (!smtpUrl) return false;
-  const transport = createTransport(smtpUrl, { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 });
+  const url = new URL(smtpUrl);
+  const secure = url.protocol === 'smtps:';
+  const transport = createTransport({
+    host: url.hostname,
+    port: url.port ? Number(url.port) : secure ? 465 : 587,
+    secure,
+    ...(url.username ? { auth: { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } } : {}),
+    // A mail server that hangs must not hold the invitation's request for nodemailer's default 2 minutes.
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 20_000,
+  });
   try {
     await transport.sendMail({
       from: smtpFrom,
