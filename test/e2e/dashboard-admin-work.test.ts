@@ -336,7 +336,7 @@ describe('the dashboard for daily work, in Chromium', () => {
     const passage = page.getByRole('list', { name: 'Retrieved passages' }).locator('li', { hasText: `[${marker}]` });
     expect(/score (0\.\d{3})/.exec((await passage.textContent())!)![1]).toBe(citeScore);
     // Recent questions, newest first; they are still there after the page is loaded again.
-    const history = page.getByRole('list', { name: 'Recent questions' }).locator('li');
+    const history = page.getByRole('list', { name: 'Recently asked' }).locator('li');
     expect(await history.count()).toBe(2);
     expect(await history.nth(1).textContent()).toMatch(/capital of France.*declined/);
     expect(await history.nth(0).textContent()).toMatch(/charging.*answered/);

@@ -244,6 +244,9 @@ describe('the dashboard in Chromium, as a new administrator', () => {
 
   it('creates an API key (shown once, copyable) and revokes it', async () => {
     await page.getByLabel('Name of a new key').fill('CI');
+    // Keys are created query-scoped unless full is chosen.
+    expect(await page.getByLabel('Scope').inputValue()).toBe('query');
+    await page.getByLabel('Scope').selectOption('full');
     await page.getByRole('button', { name: 'Create key' }).click();
     const shown = page.getByTestId('new-key');
     await shown.waitFor();
@@ -251,8 +254,9 @@ describe('the dashboard in Chromium, as a new administrator', () => {
     expect(key).toMatch(/^gw_[0-9A-Za-z]{40}$/);
     await shown.getByRole('button', { name: 'Copy key' }).click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
-    // The new key works against the API.
+    // The new key works against the API, and its row says its scope.
     expect((await fetch(`${served.url}/api/kbs`, { headers: { 'x-api-key': key } })).status).toBe(200);
+    expect(await page.locator(`tr[data-key="${key.slice(0, 12)}"] td[data-label="Scope"]`).textContent()).toBe('full');
     await shoot('settings');
     await page.getByRole('button', { name: `Revoke ${key.slice(0, 12)}` }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();

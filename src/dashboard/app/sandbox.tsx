@@ -342,7 +342,7 @@ export function SandboxView({ kbId: routeKb }: { kbId?: string | undefined }) {
                 <h2 style="margin:0">Recent questions</h2>
                 <button type="button" class="link" onClick={() => (setHistory([]), setShown(null))}>Clear</button>
               </div>
-              <ol class="history" aria-label="Recent questions" style="padding-left:20px">
+              <ol class="history" aria-label="Recently asked" style="padding-left:20px">
                 {history.map((h) => (
                   <li>
                     <button type="button" class="link" aria-current={h.id === shown ? 'true' : undefined} onClick={() => setShown(h.id)}>{h.question}</button>{' '}

@@ -97,17 +97,30 @@ export function registerDocumentRoutes(app: OpenAPIHono<HonoEnv>) {
       method: 'patch',
       path: '/kbs/{id}/documents/{docId}',
       tags: ['Documents'],
-      summary: 'Switch a whole document off or on (`enabled`): off, it is kept and listed but none of its chunks is retrieved',
+      summary: "Switch a whole document off or on (`enabled`: off, it is kept and listed but none of its chunks is retrieved), or change a URL document's re-crawl schedule (`recrawl`: daily, weekly or null)",
       security,
       request: {
         params: ZDocParams,
-        body: { required: true, content: { 'application/json': { schema: z.object({ enabled: z.boolean() }).strict() } } },
+        body: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: z
+                .object({ enabled: z.boolean().optional(), recrawl: ZRecrawl.optional() })
+                .strict()
+                .refine((b) => b.enabled !== undefined || b.recrawl !== undefined, { message: 'give "enabled", "recrawl" or both' }),
+            },
+          },
+        },
       },
       responses: { 200: { description: 'The document', content: { 'application/json': { schema: One } } }, ...errorResponses(400, 403, 404) },
     }),
     async (c) => {
       const { id, docId } = c.req.valid('param');
-      return c.json(await setDocumentEnabled(c.var.svc, { kb_id: id, id: docId, ...c.req.valid('json') }), 200);
+      const { enabled, recrawl } = c.req.valid('json');
+      let answer = enabled !== undefined ? await setDocumentEnabled(c.var.svc, { kb_id: id, id: docId, enabled }) : null;
+      if (recrawl !== undefined) answer = await setRecrawl(c.var.svc, { kb_id: id, id: docId, recrawl });
+      return c.json(answer!, 200);
     },
   );
 
@@ -216,21 +229,7 @@ export function registerDocumentRoutes(app: OpenAPIHono<HonoEnv>) {
     },
   );
 
-  app.openapi(
-    createRoute({
-      method: 'patch',
-      path: '/kbs/{id}/documents/{docId}',
-      tags: ['Documents'],
-      summary: "Change a URL document's re-crawl schedule (daily, weekly or null)",
-      security,
-      request: { params: ZDocParams, body: { required: true, content: { 'application/json': { schema: z.object({ recrawl: ZRecrawl }).strict() } } } },
-      responses: { 200: { description: 'The document', content: { 'application/json': { schema: One } } }, ...errorResponses(400, 404) },
-    }),
-    async (c) => {
-      const { id, docId } = c.req.valid('param');
-      return c.json(await setRecrawl(c.var.svc, { kb_id: id, id: docId, recrawl: c.req.valid('json').recrawl }), 200);
-    },
-  );
+
 
   app.openapi(
     createRoute({
