@@ -84,7 +84,7 @@ describe('with OPENAI_API_KEY', () => {
     const rest = (await api.post('/api/rag/search', { kb_id: kbId, query })).body;
     const gql = (
       await graphqlClient(t.app, apiKey)(
-        `query($k: ID!, $q: String!) { search(kbId: $k, query: $q) { answer citations { docId score chunkId marker filename url page heading snippet used } refused } }`,
+        `query($k: ID!, $q: String!) { search(kbId: $k, query: $q) { answer citations { docId score chunkId marker filename url page heading snippet used sourceType annotationId title } refused } }`,
         { k: kbId, q: query },
       )
     ).body.data!.search;

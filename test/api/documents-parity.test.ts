@@ -15,7 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const DOC_FIELDS = 'id kbId filename source contentType status chunkCount error sizeBytes pages stage progress { done total unit } ocrPages warnings { code message pages } language recrawl lastCrawledAt nextCrawlAt lastCrawlChanges { added changed removed unchanged } identity { subject kind period source } createdAt updatedAt';
+const DOC_FIELDS = 'id kbId filename source contentType status enabled chunkCount error sizeBytes pages stage progress { done total unit } ocrPages warnings { code message pages } language recrawl lastCrawledAt nextCrawlAt lastCrawlChanges { added changed removed unchanged } identity { subject kind period source } createdAt updatedAt';
 const snake = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]));
 const mask = (d: Record<string, unknown>) => ({ ...d, id: '<id>', created_at: '<t>', updated_at: '<t>' });
 
