@@ -21,13 +21,13 @@ describe('voice knowledge tool', () => {
     const { kb } = await createKb(ctx, { name: 'Support' });
     const { kb: other } = await createKb(ctx, { name: 'Other' });
     await createAnnotation(ctx, { kb_id: kb.id, question: 'Do you ship to Norway?', answer: 'Yes, we ship to Norway within five working days.' });
-    const row = await t.db.selectFrom('knowledge_bases').selectAll().where('id', '=', kb.id).executeTakeFirstOrThrow();
+    const row = await t.db.selectFrom('knowledge_bases').selectAll().where('id', '=', kb.id as never).executeTakeFirstOrThrow();
     const found = await searchKnowledgeForVoice(ctx, row, JSON.stringify({ query: 'Do you ship to Norway?' }));
     const output = JSON.parse(found.output);
     expect(output).toMatchObject({ found: true, curated: true });
     expect(output.passages[0].text).toBe('Yes, we ship to Norway within five working days.');
     expect(found.sources[0]).toMatchObject({ source_type: 'annotation', marker: 1 });
-    const otherRow = await t.db.selectFrom('knowledge_bases').selectAll().where('id', '=', other.id).executeTakeFirstOrThrow();
+    const otherRow = await t.db.selectFrom('knowledge_bases').selectAll().where('id', '=', other.id as never).executeTakeFirstOrThrow();
     expect(JSON.parse((await searchKnowledgeForVoice(ctx, otherRow, JSON.stringify({ query: 'Do you ship to Norway?' }))).output).found).toBe(false);
   });
 });
