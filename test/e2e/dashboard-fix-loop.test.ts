@@ -8,6 +8,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, serveApp, serveHostPages, type Served } from '../helpers/browser';
 import { createWidgetOrg, createWidgetTestApp, type WidgetOrg } from '../widget/widget-fixture';
+import { askWidgetAsNewVisitor } from '../helpers/widget-visitor';
 
 const QUESTION = 'Does the Zephyr-9 come with a carrying case?';
 const ANSWER = 'Yes: every Zephyr-9 ships with a hard carrying case.';
@@ -45,28 +46,12 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** A new visitor on the shop page asks the widget `question`; returns the answer element. */
-async function askWidget(question: string) {
-  // A new visitor: its own browser context, so no earlier conversation is restored.
-  const own = await browser.newContext();
-  const visitor = await own.newPage();
-  await visitor.goto(shop);
-  await visitor.locator('groundwork-chat .bubble').click();
-  await visitor.locator('groundwork-chat .input').fill(question);
-  await visitor.locator('groundwork-chat .input').press('Enter');
-  const answer = visitor.locator('groundwork-chat .msg.bot:not(.typing):not(.greeting)').first();
-  await answer.locator('.rate').waitFor({ timeout: 30_000 });
-  return { visitor: { close: () => own.close() }, answer };
-}
+const askWidget = (question: string) => askWidgetAsNewVisitor(browser, shop, question);
 
 describe('the fix loop in the dashboard', () => {
   it('a visitor asks what the knowledge base cannot answer, and an answerable question', async () => {
-    const refused = await askWidget(QUESTION);
-    expect(await refused.answer.textContent()).not.toContain(ANSWER);
-    await refused.visitor.close();
-    const answered = await askWidget('How long can the Zephyr-9 fly?');
-    expect(await answered.answer.textContent()).toMatch(/47 minutes/);
-    await answered.visitor.close();
+    expect(await askWidget(QUESTION)).not.toContain(ANSWER);
+    expect(await askWidget('How long can the Zephyr-9 fly?')).toMatch(/47 minutes/);
   }, 90_000);
 
   it('the administrator gives the right answer from the Unanswered list', async () => {
@@ -97,10 +82,9 @@ describe('the fix loop in the dashboard', () => {
   }, 60_000);
 
   it('the widget then answers with it, its source shown as curated', async () => {
-    const { visitor, answer } = await askWidget(QUESTION);
-    expect(await answer.textContent()).toContain(ANSWER);
-    expect(await answer.textContent()).toContain('Curated answer');
-    await visitor.close();
+    const answer = await askWidget(QUESTION);
+    expect(answer).toContain(ANSWER);
+    expect(answer).toContain('Curated answer');
   }, 60_000);
 
   it("a transcript's source opens the document at the cited chunk", async () => {

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphqlClient } from '../helpers/api-client';
 import { launchBrowser, serveApp, serveHostPages, type Served } from '../helpers/browser';
 import { createWidgetOrg, createWidgetTestApp, type WidgetOrg } from '../widget/widget-fixture';
+import { askWidgetAsNewVisitor } from '../helpers/widget-visitor';
 
 const QUESTION = 'Is there a student discount on the Zephyr-9?';
 const ANSWER = 'Students get 15% off the Zephyr-9 with a valid student card.';
@@ -44,19 +45,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function askWidget(question: string) {
-  const own = await browser.newContext();
-  const visitor = await own.newPage();
-  await visitor.goto(shop);
-  await visitor.locator('groundwork-chat .bubble').click();
-  await visitor.locator('groundwork-chat .input').fill(question);
-  await visitor.locator('groundwork-chat .input').press('Enter');
-  const answer = visitor.locator('groundwork-chat .msg.bot:not(.typing):not(.greeting)').first();
-  await answer.locator('.rate').waitFor({ timeout: 30_000 });
-  const text = (await answer.textContent()) ?? '';
-  await own.close();
-  return text;
-}
+const askWidget = (question: string) => askWidgetAsNewVisitor(browser, shop, question);
 
 /** A GraphQL request from the page itself, as the dashboard's code sends it (cookie, same origin, CSRF header). */
 const fromPage = (query: string, variables: Record<string, unknown> = {}) =>
