@@ -4,7 +4,7 @@
  */
 import { assertDashboardRequest, sessionCookie } from '../src/http/session-cookie';
 import { AppError } from '../src/errors';
-import { PERMISSIONS, can, type Permission } from '../src/services/access/roles';
+import { describeCaller, type CallerDto } from '../src/services/people/describe-caller';
 import { signInWithPassword } from '../src/services/admin-sessions/start-admin-session';
 import { inviteMember, listInvitations, revokeInvitation, type InvitationDto } from '../src/services/people/invitations';
 import { changeMemberRole, listMembers, removeMember, resetMemberPassword, setOwnPassword } from '../src/services/people/members';
@@ -16,14 +16,14 @@ import { builder, type GraphQLContext } from './builder';
 const proxy = (ctx: GraphQLContext) => ({ trustProxy: ctx.deps.config.trustProxy, url: ctx.request.url });
 const client = (ctx: GraphQLContext) => ({ ip: ctx.clientIp, userAgent: ctx.request.headers.get('user-agent') });
 
-const MeRef = builder.objectRef<{ kind: string; email: string | null; role: string; permissions: string[]; hasPassword: boolean | null }>('Me').implement({
+const MeRef = builder.objectRef<CallerDto>('Me').implement({
   description: 'Who is calling and what they may do',
   fields: (t) => ({
     kind: t.exposeString('kind', { description: '`user` (a person), `key_session` (the dashboard signed in with an API key) or `api_key`' }),
     email: t.exposeString('email', { nullable: true }),
     role: t.exposeString('role'),
     permissions: t.exposeStringList('permissions', { description: 'Every permission the caller holds (docs/access.md)' }),
-    hasPassword: t.exposeBoolean('hasPassword', { nullable: true, description: 'false: a person who has not set a password yet (signed in by a one-time link)' }),
+    hasPassword: t.exposeBoolean('has_password', { nullable: true, description: 'false: a person who has not set a password yet (signed in by a one-time link)' }),
   }),
 });
 
@@ -82,19 +82,7 @@ const SignedInRef = builder.objectRef<{ expires_at: Date }>('PasswordSignIn').im
 });
 
 builder.queryFields((t) => ({
-  me: t.field({
-    type: MeRef,
-    resolve: async (_r, _a, ctx) => {
-      const svc = await ctx.auth();
-      const permissions = (Object.keys(PERMISSIONS) as Permission[]).filter((p) => can(svc, p));
-      let hasPassword: boolean | null = null;
-      if (svc.actor.type === 'user' && svc.actor.id) {
-        const u = await svc.db.selectFrom('users').select('password_hash').where('id', '=', svc.actor.id as never).executeTakeFirst();
-        hasPassword = Boolean(u?.password_hash);
-      }
-      return { kind: svc.actor.type, email: svc.actor.type === 'user' ? svc.actor.label : null, role: svc.actor.role, permissions, hasPassword };
-    },
-  }),
+  me: t.field({ type: MeRef, resolve: async (_r, _a, ctx) => describeCaller(await ctx.auth()) }),
   members: t.field({ type: [MemberRef], resolve: async (_r, _a, ctx) => (await listMembers(await ctx.auth())).members }),
   invitations: t.field({ type: [InvitationRef], description: 'Pending invitations', resolve: async (_r, _a, ctx) => (await listInvitations(await ctx.auth())).invitations }),
   sessions: t.field({ type: [SessionRef], description: 'Open dashboard sessions of the organisation', resolve: async (_r, _a, ctx) => (await listSessions(await ctx.auth())).sessions }),
