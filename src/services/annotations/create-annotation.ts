@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { ServiceContext } from '../../context';
 import { newId } from '../../ids';
 import { parseInput } from '../../validation';
+import { AppError } from '../../errors';
 import { authorize } from '../access/roles';
 import { recordAudit } from '../audit/record-audit';
 import { requireKb } from '../kbs/require-kb';
@@ -23,6 +24,9 @@ export const ZCreateAnnotationInput = ZAnnotationFields.extend({
 }).strict();
 export type CreateAnnotationInput = z.input<typeof ZCreateAnnotationInput>;
 
+/** Every question is compared with each enabled curated answer of its KB, so a KB holds at most this many (the list shows 500 at once). */
+export const MAX_ANNOTATIONS_PER_KB = 1000;
+
 export async function createAnnotation(ctx: ServiceContext, raw: CreateAnnotationInput): Promise<{ annotation: AnnotationDto }> {
   authorize(ctx, 'annotation.write');
   const input = parseInput(ZCreateAnnotationInput, raw);
@@ -30,6 +34,12 @@ export async function createAnnotation(ctx: ServiceContext, raw: CreateAnnotatio
   const model = questionModel(ctx, kb);
   const [vector] = await model.embedDocuments([input.question]);
   return ctx.db.transaction().execute(async (trx) => {
+    // The KB's row lock serialises concurrent creates, so they cannot both slip under the cap.
+    await trx.selectFrom('knowledge_bases').select('id').where('id', '=', kb.id).forUpdate().executeTakeFirst();
+    const { count } = await trx.selectFrom('annotations').select((eb) => eb.fn.countAll<number>().as('count')).where('kb_id', '=', kb.id).executeTakeFirstOrThrow();
+    if (Number(count) >= MAX_ANNOTATIONS_PER_KB) {
+      throw new AppError('conflict', `A knowledge base holds at most ${MAX_ANNOTATIONS_PER_KB} curated answers; delete some first`, { limit: MAX_ANNOTATIONS_PER_KB });
+    }
     const row = await trx
       .insertInto('annotations')
       .values({
