@@ -32,7 +32,7 @@ builder.mutationFields((t) => ({
       const secret = readSessionCookie(ctx.request.headers);
       if (secret) {
         assertDashboardRequest(ctx.request.headers, proxy(ctx));
-        await revokeAdminSession(ctx.deps, secret);
+        await revokeAdminSession(ctx.deps, secret, ctx.clientIp);
       }
       ctx.setCookie(clearedSessionCookie(ctx.request, proxy(ctx)));
       return true;

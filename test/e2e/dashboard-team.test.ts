@@ -124,6 +124,7 @@ describe('a team runs the dashboard', () => {
       expect(await row.textContent(), action).toContain(EDITOR);
     }
     expect(await table.locator('tr[data-action="member.invite"]').count()).toBe(1);
+    expect(await table.locator('tr[data-action="session.sign_out"]').first().textContent()).toContain(EDITOR);
     // And the Members view lists the editor, with their session open.
     await ownerPage.getByRole('link', { name: 'Members' }).click();
     await ownerPage.locator(`tr[data-member="${EDITOR}"]`).waitFor();

@@ -9,6 +9,8 @@ import type { Organization, Role } from '../../../db/types';
 import { AppError } from '../../errors';
 import type { AdminSessionId, UserId } from '../../ids';
 import { hashSecret, SECRET_SHAPE } from './admin-session-secret';
+import type { Actor } from '../access/actor';
+import { recordAudit } from '../audit/record-audit';
 
 export async function authenticateAdminSession(
   deps: Pick<AppDeps, 'db'>,
@@ -46,8 +48,21 @@ export async function authenticateAdminSession(
   return { org, sessionId: session_id, expiresAt: expires_at, via: created_via, user: user_id ? { id: user_id, email: user_email!, role: user_role! } : null };
 }
 
-/** Sign out: the session stops working at once, wherever its cookie was copied to. */
-export async function revokeAdminSession(deps: Pick<AppDeps, 'db'>, secret: string): Promise<void> {
+/** Sign out: the session stops working at once, wherever its cookie was copied to; recorded in the audit log. */
+export async function revokeAdminSession(deps: Pick<AppDeps, 'db'>, secret: string, ip: string | null = null): Promise<void> {
   if (!SECRET_SHAPE.test(secret)) return;
-  await deps.db.updateTable('admin_sessions').set({ revoked_at: new Date() }).where('secret_hash', '=', hashSecret(secret)).where('revoked_at', 'is', null).execute();
+  const row = await deps.db
+    .updateTable('admin_sessions')
+    .set({ revoked_at: new Date() })
+    .where('secret_hash', '=', hashSecret(secret))
+    .where('revoked_at', 'is', null)
+    .returning(['id', 'org_id', 'user_id', 'created_via'])
+    .executeTakeFirst();
+  if (!row) return;
+  const org = await deps.db.selectFrom('organizations').selectAll().where('id', '=', row.org_id).executeTakeFirstOrThrow();
+  const user = row.user_id ? await deps.db.selectFrom('users').select(['id', 'email', 'role']).where('id', '=', row.user_id).executeTakeFirst() : null;
+  const actor: Actor = user
+    ? { type: 'user', id: user.id, label: user.email, role: user.role, scope: 'full', ip }
+    : { type: 'key_session', id: null, label: 'dashboard session (API key)', role: 'owner', scope: 'full', ip };
+  await recordAudit({ db: deps.db, org, actor }, { action: 'session.sign_out', targetType: 'session', targetId: row.id, changes: { via: row.created_via } });
 }
