@@ -5,12 +5,13 @@
  * the error paths (a 413 upload, a failed delete, a failed switch, a dead URL). Data is created
  * through the real service; axe checks the pages in light and dark at 1440 and 390 px.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphqlClient, restClient } from '../helpers/api-client';
+import { checkAccessible as checkAccessibleIn, PHONE, WIDE } from '../helpers/accessibility';
 import { launchBrowser, serveApp, type Served } from '../helpers/browser';
 import { createOrgWithKey } from '../helpers/factories';
 import { runQueuedJobs } from '../helpers/jobs';
@@ -20,9 +21,6 @@ import { startFixtureServer, type FixtureServer } from '../ingest/crawl-fixture-
 import { createWidgetTestApp } from '../widget/widget-fixture';
 
 const ARTIFACTS = path.resolve('test-artifacts/dashboard');
-const WIDE = { width: 1440, height: 900 };
-const PHONE = { width: 390, height: 844 };
-const AXE = readFileSync(path.resolve(import.meta.dirname, '../../node_modules/axe-core/axe.min.js'), 'utf8');
 
 let t: Awaited<ReturnType<typeof createWidgetTestApp>>;
 let served: Served;
@@ -66,34 +64,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-async function axeSerious(): Promise<string[]> {
-  await page.evaluate(AXE);
-  const result = await page.evaluate(async () => {
-    const r = await (window as unknown as { axe: { run: (o: unknown) => Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }> } }).axe.run({
-      resultTypes: ['violations'],
-    });
-    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
-  });
-  return result;
-}
-
-/** axe in light and dark, at 1440 and 390 px; nothing wider than the phone's viewport. */
-async function checkAccessible(name: string) {
-  const found: string[] = [];
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    for (const [label, size] of [['wide', WIDE], ['phone', PHONE]] as const) {
-      await page.setViewportSize(size);
-      await page.waitForTimeout(50);
-      await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${scheme}-${label}.png`), fullPage: true });
-      for (const v of await axeSerious()) found.push(`${name} ${scheme} ${label}: ${v}`);
-      if (label === 'phone') expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} ${scheme} phone width`).toBeLessThanOrEqual(PHONE.width);
-    }
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-  await page.setViewportSize(WIDE);
-  expect(found).toEqual([]);
-}
+const checkAccessible = (name: string) => checkAccessibleIn(page, name, ARTIFACTS);
 
 /** Every element matched is within the viewport's width (not cut off, not scrolled out sideways). */
 async function allWithinWidth(selector: string): Promise<boolean> {

@@ -5,12 +5,16 @@
  * unanswered question and the widget answers with it; the owner sees both in the audit log. The
  * editor signs out and in again with email and password. No header is set by hand.
  */
+import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphqlClient } from '../helpers/api-client';
 import { launchBrowser, serveApp, serveHostPages, type Served } from '../helpers/browser';
 import { createWidgetOrg, createWidgetTestApp, type WidgetOrg } from '../widget/widget-fixture';
 import { askWidgetAsNewVisitor } from '../helpers/widget-visitor';
+import { checkAccessible } from '../helpers/accessibility';
+
+const ARTIFACTS = path.resolve('test-artifacts/dashboard');
 
 const QUESTION = 'Is there a student discount on the Zephyr-9?';
 const ANSWER = 'Students get 15% off the Zephyr-9 with a valid student card.';
@@ -129,6 +133,10 @@ describe('a team runs the dashboard', () => {
     await ownerPage.getByRole('link', { name: 'Members' }).click();
     await ownerPage.locator(`tr[data-member="${EDITOR}"]`).waitFor();
     expect(await ownerPage.locator(`tr[data-member="${EDITOR}"]`).textContent()).toContain('editor');
+    await checkAccessible(ownerPage, 'members', ARTIFACTS);
+    await ownerPage.getByRole('link', { name: 'Audit log' }).click();
+    await ownerPage.getByTestId('audit-log').waitFor();
+    await checkAccessible(ownerPage, 'audit-log', ARTIFACTS);
     await owner.close();
   }, 60_000);
 });
