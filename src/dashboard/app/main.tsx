@@ -38,28 +38,35 @@ const applyTheme = () => {
   else document.documentElement.dataset.theme = theme.value;
 };
 
+/** One sign-in attempt: busy while it runs, its error kept; on success the dashboard loads the signed-in organisation. */
+function useSignIn(signIn: () => Promise<unknown>) {
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const onSubmit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    try {
+      await signIn();
+      sessionEnded.value = false;
+      await refreshOrg();
+    } catch (err) {
+      setError(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { error, busy, onSubmit };
+}
+
 function PasswordSignIn() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { error, busy, onSubmit } = useSignIn(async () => {
+    await gql(SignInWithPassword, { email: email.trim(), password });
+    setPassword('');
+  });
   return (
-    <form
-      onSubmit={async (e) => {
-        e.preventDefault();
-        setBusy(true);
-        try {
-          await gql(SignInWithPassword, { email: email.trim(), password });
-          setPassword('');
-          sessionEnded.value = false;
-          await refreshOrg();
-        } catch (err) {
-          setError(errorMessage(err));
-        } finally {
-          setBusy(false);
-        }
-      }}
-    >
+    <form onSubmit={onSubmit}>
       <label for="email">Email</label>
       <input id="email" type="email" autocomplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} style="width:100%" />
       <label for="password">Password</label>
@@ -74,8 +81,10 @@ function PasswordSignIn() {
 
 function SignInView() {
   const [key, setKey] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { error, busy, onSubmit } = useSignIn(async () => {
+    await gql(SignIn, { apiKey: key.trim() });
+    setKey('');
+  });
   return (
     <main id="content" class="signin">
       <div class="card">
@@ -87,22 +96,7 @@ function SignInView() {
           A full key of your organisation (the first start prints one) signs in as an owner. A one-time link from{' '}
           <code>npm run cli -- dashboard link --org &lt;slug&gt;</code> works too.
         </p>
-        <form
-          onSubmit={async (e) => {
-            e.preventDefault();
-            setBusy(true);
-            try {
-              await gql(SignIn, { apiKey: key.trim() });
-              setKey('');
-              sessionEnded.value = false;
-              await refreshOrg();
-            } catch (err) {
-              setError(errorMessage(err));
-            } finally {
-              setBusy(false);
-            }
-          }}
-        >
+        <form onSubmit={onSubmit}>
           <label for="api-key">API key</label>
           <input id="api-key" type="password" autocomplete="off" required value={key} onInput={(e) => setKey(e.currentTarget.value)} placeholder="gw_…" style="width:100%" />
           <Notice error={error} />
