@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import type { HttpDeps } from '../http/authenticate-request';
 import { AppError } from '../errors';
 import { SECRET_SHAPE } from '../services/admin-sessions/admin-session-secret';
@@ -80,13 +80,16 @@ const signInPage = (token: string) => `<!doctype html>
 <form method="post" action="/admin/sign-in"><input type="hidden" name="token" value="${token}"><button type="submit" autofocus>Sign in</button></form>
 </main></body></html>`;
 
-const signInRefusedPage = (message: string) => `<!doctype html>
+const LINK_NEXT = 'Print a new link with <code>npm run cli -- dashboard link --org &lt;slug&gt;</code>, or <a href="/admin">sign in</a>.';
+const INVITE_NEXT = 'Ask whoever invited you for a new invitation, or <a href="/admin">sign in</a> if you already have an account.';
+
+const signInRefusedPage = (message: string, next = LINK_NEXT) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark"><title>Sign-in link refused</title>
 <style>body{font-family:system-ui,sans-serif;display:grid;place-items:center;min-height:90vh;margin:0}main{max-width:28rem;padding:1.5rem}</style></head>
 <body><main><h1>This link did not sign you in</h1>
 <p role="alert">${escapeHtml(message)}.</p>
-<p>Print a new link with <code>npm run cli -- dashboard link --org &lt;slug&gt;</code>, or <a href="/admin">sign in with an API key</a>.</p>
+<p>${next}</p>
 </main></body></html>`;
 
 const invitePage = (token: string, error?: string) => `<!doctype html>
@@ -122,6 +125,12 @@ const previewPage = (org: string, kb: string, theme: string) => `<!doctype html>
 <p>Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua.</p></main>
 <script src="/embed/widget.js" data-org="${org}" data-kb="${kb}" data-theme="${theme}" defer></script></body></html>`;
 
+/** Headers of every page served outside the app shell: this origin's scripts only, never framed. */
+function asPage(c: Context) {
+  c.header('content-security-policy', CSP);
+  c.header('x-frame-options', 'DENY');
+}
+
 export function createDashboardRoutes(deps: HttpDeps) {
   const app = new Hono();
   app.get('/', (c) => c.redirect('/admin', 302));
@@ -150,8 +159,7 @@ export function createDashboardRoutes(deps: HttpDeps) {
     if (!isNavigation(c.req.raw.headers)) throw new AppError('invalid_input', 'Open this sign-in link in a browser: only a page navigation can use it');
     const token = c.req.query('token') ?? '';
     if (!SECRET_SHAPE.test(token)) throw new AppError('unauthorized', 'This sign-in link is invalid, expired or already used');
-    c.header('content-security-policy', CSP);
-    c.header('x-frame-options', 'DENY');
+    asPage(c);
     return c.html(signInPage(token));
   });
 
@@ -168,8 +176,7 @@ export function createDashboardRoutes(deps: HttpDeps) {
       // A person who pressed the button reads the refusal as a page with a way on, not as JSON;
       // same status and message as the JSON answer other clients get from the error handler.
       if (!(err instanceof AppError) || !isNavigation(c.req.raw.headers)) throw err;
-      c.header('content-security-policy', CSP);
-      c.header('x-frame-options', 'DENY');
+      asPage(c);
       return c.html(signInRefusedPage(err.message), err.status as 401);
     }
     c.header('set-cookie', sessionCookie(c.req.raw, started.secret, { trustProxy }));
@@ -182,8 +189,7 @@ export function createDashboardRoutes(deps: HttpDeps) {
     c.header('referrer-policy', 'same-origin');
     const token = c.req.query('token') ?? '';
     if (!SECRET_SHAPE.test(token)) throw new AppError('unauthorized', 'This invitation is invalid, expired or already used; ask for a new one');
-    c.header('content-security-policy', CSP);
-    c.header('x-frame-options', 'DENY');
+    asPage(c);
     return c.html(invitePage(token));
   });
 
@@ -202,15 +208,14 @@ export function createDashboardRoutes(deps: HttpDeps) {
       started = await signInAfterInvitation(deps, user, { ip, userAgent: c.req.header('user-agent') ?? null });
     } catch (err) {
       if (!(err instanceof AppError) || !isNavigation(c.req.raw.headers)) throw err;
-      c.header('content-security-policy', CSP);
-      c.header('x-frame-options', 'DENY');
+      asPage(c);
       // A fixable mistake (a short password, a typo in the confirmation) keeps the form; a spent link does not.
       if (err.code === 'invalid_input' && SECRET_SHAPE.test(field('token'))) {
         // The form again: its next post must carry its real Origin, as from the GET page.
         c.header('referrer-policy', 'same-origin');
         return c.html(invitePage(field('token'), err.message), 400);
       }
-      return c.html(signInRefusedPage(err.message), err.status as 401);
+      return c.html(signInRefusedPage(err.message, INVITE_NEXT), err.status as 401);
     }
     c.header('set-cookie', sessionCookie(c.req.raw, started.secret, { trustProxy }));
     return c.redirect('/admin', 303);

@@ -78,6 +78,16 @@ describe('a team runs the dashboard', () => {
     expect(await page.locator('header .org').textContent()).toContain(`${EDITOR} (editor)`);
 
     const nav = page.getByRole('navigation', { name: 'Dashboard' });
+    // The link is spent: opened again, it says so and what to do instead.
+    const again = await (await browser.newContext()).newPage();
+    await again.goto(`${served.url}${link.pathname}${link.search}`);
+    await again.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await again.getByLabel('Password again').fill(PASSWORD);
+    await again.getByRole('button', { name: 'Accept and sign in' }).click();
+    await again.getByRole('alert').filter({ hasText: 'invalid, expired or already used' }).waitFor();
+    expect(await again.locator('main').textContent()).toContain('Ask whoever invited you for a new invitation');
+    await again.context().close();
+
     for (const hidden of ['Settings', 'Members', 'Audit log']) expect(await nav.getByRole('link', { name: hidden }).count()).toBe(0);
     expect(await page.getByRole('button', { name: /^Delete / }).count()).toBe(0);
     // Hidden is not the guard: the server refuses the editor's own requests.
