@@ -6,8 +6,8 @@
  */
 import { sql } from 'kysely';
 import type { KbId } from '../src/ids';
-import { candidateSql, lexicalQuery } from '../src/services/rag/lexical-search';
-import { retrieve } from '../src/services/rag/retrieve';
+import { candidateSql, lexicalQuery } from '../src/answering/retrieval/lexical-search';
+import { retrieve } from '../src/answering/retrieval/retrieve';
 import { startKeptCluster } from '../test/infra/postgres-cluster';
 import { openBenchRuntime } from './lib/bench-runtime';
 import { containsAnswer, everyKth, loadSquad } from './lib/squad';

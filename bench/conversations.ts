@@ -21,7 +21,7 @@ import { createTaskList } from '../src/jobs/task-list';
 import { ingestUpload } from '../src/services/documents/ingest-upload';
 import { createKb } from '../src/services/kbs/create-kb';
 import { createOrg } from '../src/services/orgs/create-org';
-import { retrieve } from '../src/services/rag/retrieve';
+import { retrieve } from '../src/answering/retrieval/retrieve';
 import { openBenchRuntime, type BenchDb } from './lib/bench-runtime';
 import { loadSquad } from './lib/squad';
 

@@ -38,8 +38,8 @@ import { embedChunks } from '../src/services/documents/embed-chunks';
 import { storeChunks } from '../src/services/documents/store-chunks';
 import { createKb } from '../src/services/kbs/create-kb';
 import { createOrg } from '../src/services/orgs/create-org';
-import { candidatePool, retrieve } from '../src/services/rag/retrieve';
-import { nearestSql, queryVectorSql } from '../src/services/rag/vector-search';
+import { candidatePool, retrieve } from '../src/answering/retrieval/retrieve';
+import { nearestSql, queryVectorSql } from '../src/answering/retrieval/vector-search';
 import { openBenchRuntime, type BenchDb } from './lib/bench-runtime';
 import { containsAnswer, everyKth, loadSquad } from './lib/squad';
 

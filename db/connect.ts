@@ -25,7 +25,7 @@ export const HNSW_EF_SEARCH = 100;
 /**
  * Every connection's settings (pgvector's; unknown to Postgres before pgvector loads, they wait as
  * placeholders). Iterative index scans keep an HNSW search going until it has `limit` rows of the
- * queried KB, however small that KB is within the shared index (src/services/rag/vector-search.ts).
+ * queried KB, however small that KB is within the shared index (src/answering/retrieval/vector-search.ts).
  */
 const SESSION_SETTINGS = `set hnsw.iterative_scan = relaxed_order; set hnsw.ef_search = ${HNSW_EF_SEARCH}`;
 

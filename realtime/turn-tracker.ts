@@ -9,7 +9,7 @@
  * (a spoken preamble, tool calls, the answer). Sources and spoken parts belong to the turn; the
  * answer is stored once, as heard.
  */
-import type { Citation } from '../src/services/rag/citations';
+import type { Citation } from '../src/services/rag/answer-events';
 
 /** A spoken answer's user transcript may arrive after the answer; wait this long to store them in order. */
 export const USER_TRANSCRIPT_WAIT_MS = 3_000;

@@ -4,7 +4,7 @@
  * metering. The session owns the sockets and its lifecycle; it hands every parsed event here.
  */
 import type { Logger } from '../src/logger';
-import type { Citation } from '../src/services/rag/citations';
+import type { Citation } from '../src/services/rag/answer-events';
 import { citedSources } from '../src/services/voice/voice-knowledge-tool';
 import { toWidgetCitation } from '../src/services/widget/widget-citation';
 import { pcmMs, type AudioRelay, type VoiceObserver } from './audio-relay';

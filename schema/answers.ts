@@ -1,7 +1,6 @@
 import { deleteSession, listSessionMessages } from '../src/services/chat/session-messages';
 import { collectChat, startChat } from '../src/services/chat/send-chat-message';
-import { collectSearchResponse } from '../src/services/rag/answer-stream';
-import type { Citation } from '../src/services/rag/citations';
+import { collectSearchResponse, type Citation } from '../src/services/rag/answer-events';
 import { startSearch } from '../src/services/rag/search';
 import type { ServiceContext } from '../src/context';
 import { builder } from './builder';

@@ -3,9 +3,7 @@
  * sends, from the same service stream, so the dashboard can render the answer as it is generated.
  */
 import { startChat, type ChatEvent } from '../src/services/chat/send-chat-message';
-import { responseCitations } from '../src/services/rag/answer-stream';
-import type { Citation } from '../src/services/rag/citations';
-import type { AnswerDecision } from '../src/services/rag/answer-stream';
+import { responseCitations, type Citation, type AnswerDecision } from '../src/services/rag/answer-events';
 import { builder } from './builder';
 import { chatSource, CitationRef } from './answers';
 

@@ -11,7 +11,7 @@
  * ingestion runs: each local module reachable by runtime imports from the ingestion job, the upload
  * service and the embedding registry (so src/ingest, chunking, identity, embedding; a type-only import
  * is not followed), every migration, and package-lock.json. A change to any of them misses the cache
- * and ingests afresh; a change to retrieval or answering (src/services/rag, src/ai/offline apart from
+ * and ingests afresh; a change to retrieval or answering (src/answering apart from
  * what ingestion imports) keeps it. Snapshots live in `$TMPDIR/groundwork-bench-kbs` unless
  * `--kb-cache DIR`; files are written to a temporary name and renamed, so two runs never read half a
  * snapshot.

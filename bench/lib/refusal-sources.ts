@@ -5,7 +5,7 @@
  * `startSearch` from here, which observes each answer's `done` event and passes the stream on
  * unchanged.
  */
-import { responseCitations, type AnswerEvent } from '../../src/services/rag/answer-stream';
+import { responseCitations, type AnswerEvent } from '../../src/answering/answer-stream';
 import { startSearch as serviceStartSearch } from '../../src/services/rag/search';
 
 const tally = { refused: 0, withSources: 0, sourcesMarkedUnused: 0 };

@@ -6,7 +6,7 @@ import { sql, type Kysely } from 'kysely';
  * storing a big document: the 619-page PDF's 2,461 chunks spent ~8 s there before the document could
  * be ready (`npm run bench -- ingest-stages`). Its chunks are now stored pending, the document is ready
  * once they are, and retrieval reads pending vectors by an exact scan of the KB's pending rows
- * (src/services/rag/vector-search.ts); a `kbs__index_vectors` job moves them into the index in short
+ * (src/answering/retrieval/vector-search.ts); a `kbs__index_vectors` job moves them into the index in short
  * statements afterwards.
  *
  * The HNSW indexes leave pending rows out (their predicate), and a partial index finds a KB's

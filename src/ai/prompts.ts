@@ -20,7 +20,7 @@
  */
 import type { ModelMessage } from 'ai';
 import { NOT_FOUND_ANSWER, stripCitationMarkers, type ChatTurn } from './answer-text';
-import { resolvedFollowUps } from './offline/condense-query';
+import { resolvedFollowUps } from '../answering/offline/condense-query';
 
 export { isRefusalText, mentionsRefusal, NOT_FOUND_ANSWER, notFoundAnswer, stripCitationMarkers, type ChatTurn } from './answer-text';
 

@@ -11,7 +11,7 @@
  */
 import { createOpenAI } from '@ai-sdk/openai';
 import type { LanguageModelV2 } from '@ai-sdk/provider';
-import { createOfflineModel } from './offline';
+import { createOfflineModel } from '../answering/offline';
 
 export const DEFAULT_OPENAI_CHAT_MODEL = 'gpt-4o-mini';
 

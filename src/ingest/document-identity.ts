@@ -16,7 +16,7 @@
  *   - the file name, last, when it reads like a title.
  * Nothing here knows any organisation's name: only the shapes of covers, captions and periods.
  */
-import { findPeriods, formatPeriod } from '../ai/offline/periods';
+import { findPeriods, formatPeriod } from '../text/periods';
 import { titleFromFilename } from './filename-title';
 import { collapseWhitespace } from './normalize';
 import type { ParsedDocument } from './types';

@@ -14,7 +14,7 @@ import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { errorBody, toAppError } from '../errors';
 import type { ChatEvent } from '../services/chat/send-chat-message';
-import { responseCitations } from '../services/rag/answer-stream';
+import { responseCitations } from '../services/rag/answer-events';
 
 export function sseResponse(
   c: Context,

@@ -1,7 +1,7 @@
 /**
  * Function words per language (stopwords-iso: 58 languages, question words included: 什么, 哪,
  * welche, cuál), which the answerer and the refusal gate do not count as what a question is about.
- * English keeps the project's own list (ai/offline/text.ts STOPWORDS), which its matching was tuned with.
+ * English keeps the project's own list (src/text/tokens.ts STOPWORDS), which its matching was tuned with.
  */
 import { createRequire } from 'node:module';
 import type { Language } from './language-code';
@@ -15,7 +15,7 @@ const sets = new Map<Language, ReadonlySet<string>>();
  * How a question is put in a language, beyond its function words: the words that ask for a name,
  * a term or a kind ("Wie lautet der Name …", "¿Cómo se llama …", "叫什么名字"), and the question
  * words written as one word with what they ask about (哪位, 什么时候). A passage that answers
- * rarely repeats them, as the English list (ai/offline/text.ts STOPWORDS) counts "name", "called",
+ * rarely repeats them, as the English list (src/text/tokens.ts STOPWORDS) counts "name", "called",
  * "kind" and "type" as function words.
  */
 const QUESTION_FRAME: Partial<Record<Language, string>> = {

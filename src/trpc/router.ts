@@ -27,7 +27,7 @@ import { deleteSession, getConversation, listSessionMessages, ZSessionRef } from
 import { listConversations, ZListConversationsInput } from '../services/chat/list-conversations';
 import { getActivity, ZActivityInput } from '../services/insights/activity';
 import { listUnansweredQuestions, ZUnansweredInput } from '../services/insights/unanswered-questions';
-import { collectAnswer, collectSearchResponse } from '../services/rag/answer-stream';
+import { collectAnswer, collectSearchResponse } from '../services/rag/answer-events';
 import { startSearch, ZSearchInput } from '../services/rag/search';
 import { compareEvalRuns, ZCompareEvalRunsInput } from '../services/evals/compare-eval-runs';
 import { createEvalCase, ZCreateEvalCaseInput } from '../services/evals/create-eval-case';

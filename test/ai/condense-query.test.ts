@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cleanCondensedQuery, condenseQuestion } from '../../src/ai/condense';
-import { condenseQueryOffline, createOfflineModel } from '../../src/ai/offline';
+import { condenseQueryOffline, createOfflineModel } from '../../src/answering/offline';
 import type { ChatTurn } from '../../src/ai/prompts';
 
 const zephyr: ChatTurn[] = [

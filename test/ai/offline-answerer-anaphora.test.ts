@@ -4,7 +4,7 @@
  * there count for it almost as if it repeated them.
  */
 import { describe, expect, it } from 'vitest';
-import { answerFromPassages } from '../../src/ai/offline';
+import { answerFromPassages } from '../../src/answering/offline';
 import type { AnswerPassage } from '../../src/ai/prompts';
 
 const passage = (marker: number, text: string): AnswerPassage => ({ marker, document: `doc-${marker}`, source: `harbour-${marker}.md`, text });

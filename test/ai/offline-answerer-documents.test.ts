@@ -6,7 +6,7 @@
  */
 import { generateText } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { answerFromPassages, createOfflineModel } from '../../src/ai/offline';
+import { answerFromPassages, createOfflineModel } from '../../src/answering/offline';
 import { buildAnswerPrompt, passageSource, type AnswerPassage } from '../../src/ai/prompts';
 
 const passage = (marker: number, document: string, text: string): AnswerPassage => ({ marker, document, source: `${document}.pdf`, text });

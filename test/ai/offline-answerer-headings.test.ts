@@ -5,12 +5,12 @@
  */
 import { generateText } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { createOfflineModel } from '../../src/ai/offline';
-import { isHeadingLike } from '../../src/ai/offline/answerer';
+import { createOfflineModel } from '../../src/answering/offline';
+import { isHeadingLike } from '../../src/answering/offline/answerer';
 import { buildAnswerPrompt } from '../../src/ai/prompts';
-import { answerPassages } from '../../src/services/rag/answer-stream';
+import { answerPassages } from '../../src/answering/answer-stream';
 import type { ChunkId, DocumentId } from '../../src/ids';
-import type { RetrievedChunk } from '../../src/services/rag/retrieve';
+import type { RetrievedChunk } from '../../src/answering/retrieval/retrieve';
 
 const chunk = (page: number, text: string): RetrievedChunk => ({
     chunk_id: `chk_${page}` as ChunkId,

@@ -7,8 +7,8 @@
  * earlier ones for comparison. Own fixtures (document-period.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { answerFromPassages } from '../../src/ai/offline/answerer';
-import { documentPeriodFit } from '../../src/ai/offline/document-period';
+import { answerFromPassages } from '../../src/answering/offline/answerer';
+import { documentPeriodFit } from '../../src/answering/offline/document-period';
 import { passageSource, type AnswerPassage } from '../../src/ai/prompts';
 
 const report = (year: number) => ({

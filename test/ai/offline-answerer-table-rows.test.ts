@@ -4,7 +4,7 @@
  * alone (which say nothing of what they count).
  */
 import { describe, expect, it } from 'vitest';
-import { answerFromPassages } from '../../src/ai/offline/answerer';
+import { answerFromPassages } from '../../src/answering/offline/answerer';
 
 const TABLE = [
   'Goal 2: Reliable Service',

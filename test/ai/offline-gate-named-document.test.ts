@@ -6,8 +6,8 @@
  * asks; the same name with a rest they do not hold, or a question naming no document, is not.
  */
 import { describe, expect, it } from 'vitest';
-import { answerFromPassages } from '../../src/ai/offline/answerer';
-import { askingPart, namedDocumentCoverage, supportVerdict, MIN_NAMED_DOCUMENT_COVERAGE } from '../../src/ai/offline/support';
+import { answerFromPassages } from '../../src/answering/offline/answerer';
+import { askingPart, namedDocumentCoverage, supportVerdict, MIN_NAMED_DOCUMENT_COVERAGE } from '../../src/answering/offline/support';
 
 const FILING = '0000950170-19-000123.pdf, “Contoso Freight plc · Form 10-K · fiscal year ended December 31, 2018”';
 const OTHER = '0000950170-19-000456.pdf, “Fabrikam Logistics Inc · Form 10-K · fiscal year ended December 31, 2018”';

@@ -1,6 +1,6 @@
 import { generateText, streamText } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { answerFromPassages, createOfflineModel, detectQuestionType, extractCitedMarkers } from '../../src/ai/offline';
+import { answerFromPassages, createOfflineModel, detectQuestionType, extractCitedMarkers } from '../../src/answering/offline';
 import { buildAnswerPrompt, NOT_FOUND_ANSWER } from '../../src/ai/prompts';
 import { TESLA_CASES, TESLA_PASSAGES, ZEPHYR_CASES, ZEPHYR_PASSAGES } from './kb-fixture';
 import { cpuMsOfAsync } from '../infra/cpu-time';

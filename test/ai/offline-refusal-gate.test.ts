@@ -1,5 +1,5 @@
 /**
- * The offline refusal gate (src/ai/offline/support.ts) end to end through POST /api/rag/search,
+ * The offline refusal gate (src/answering/offline/support.ts) end to end through POST /api/rag/search,
  * over the ten earnings calls of the shared data: questions for an employee handbook share the
  * calls' common words ("days", "new employees", "customer visits") while their rare ones ("leave",
  * "dress") are missing or absent from the KB, and are refused; what the calls hold is answered.

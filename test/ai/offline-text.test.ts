@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { stem } from '../../src/text/porter';
-import { passageSupport, relatedWords } from '../../src/ai/offline/support';
-import { concept, questionContent, readingIn, splitSentences, tokenize } from '../../src/ai/offline/text';
+import { passageSupport, relatedWords } from '../../src/answering/offline/support';
+import { concept, questionContent, readingIn, splitSentences, tokenize } from '../../src/text/tokens';
 
 describe('stem (Porter)', () => {
   it.each([

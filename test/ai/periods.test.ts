@@ -4,7 +4,7 @@
  * periods named relative to the latest report.
  */
 import { describe, expect, it } from 'vitest';
-import { findPeriods, latestPeriod, periodMatch, previousPeriod, questionPeriods, resolveRelative, withoutPeriods } from '../../src/ai/offline/periods';
+import { findPeriods, latestPeriod, periodMatch, previousPeriod, questionPeriods, resolveRelative, withoutPeriods } from '../../src/text/periods';
 
 const periods = (text: string, lenient = false) => findPeriods(text, { lenient }).map(({ quarter, year }) => ({ quarter, year }));
 

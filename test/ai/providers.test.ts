@@ -6,7 +6,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { APICallError, embedMany, generateText, streamText } from 'ai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { condenseQuestion } from '../../src/ai/condense';
-import { OfflineLanguageModel } from '../../src/ai/offline';
+import { OfflineLanguageModel } from '../../src/answering/offline';
 import { buildAnswerPrompt, parseAnswerPrompt, PASSAGES_BEGIN, type PlainMessage } from '../../src/ai/prompts';
 import { createModelRegistry, DEFAULT_OPENAI_CHAT_MODEL } from '../../src/ai/providers';
 import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIRequest } from '../fakes/openai-server';

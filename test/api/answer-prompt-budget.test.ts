@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimateTokens, promptTokens } from '../../src/ai/prompts';
-import { PROMPT_TOKENS, promptChunks } from '../../src/services/rag/answer-stream';
-import type { RetrievedChunk } from '../../src/services/rag/retrieve';
+import { PROMPT_TOKENS, promptChunks } from '../../src/answering/answer-stream';
+import type { RetrievedChunk } from '../../src/answering/retrieval/retrieve';
 import { restClient } from '../helpers/api-client';
 import { createOrgWithKey } from '../helpers/factories';
 import { runQueuedJobs } from '../helpers/jobs';

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KbId } from '../../src/ids';
-import { retrieve } from '../../src/services/rag/retrieve';
+import { retrieve } from '../../src/answering/retrieval/retrieve';
 import { storeChunks } from '../../src/services/documents/store-chunks';
 import { graphqlClient, restClient, trpcClient } from '../helpers/api-client';
 import { createOrgWithKey } from '../helpers/factories';

@@ -14,7 +14,7 @@ import { INGEST_STEP_CHUNKS } from '../../src/services/documents/ingest-steps';
 import { jobsWaiting } from '../../src/jobs/enqueue';
 import { runIngestion } from '../../src/services/documents/run-ingestion';
 import { INDEX_STEP, indexPendingVectors, pendingVectors } from '../../src/services/documents/index-vectors';
-import { nearestSql, queryVectorSql } from '../../src/services/rag/vector-search';
+import { nearestSql, queryVectorSql } from '../../src/answering/retrieval/vector-search';
 import { orgWithKb, seededProse } from '../helpers/ingestion-load';
 import { runQueuedJobs } from '../helpers/jobs';
 import { createTestApp, type TestApp } from '../helpers/test-app';

@@ -4,7 +4,7 @@
  * a late transcript belongs to, and store each answer once, as heard.
  */
 import { describe, expect, it } from 'vitest';
-import type { Citation } from '../../src/services/rag/citations';
+import type { Citation } from '../../src/answering/citations';
 import { heardPart, INTERRUPTED_WAIT_MS, PLAYBACK_SLACK_MS, TurnTracker, USER_TRANSCRIPT_WAIT_MS, type TurnDecision } from '../../realtime/turn-tracker';
 
 const ANSWER = 'We open at nine and close at five on weekdays';

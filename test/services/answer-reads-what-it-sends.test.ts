@@ -8,8 +8,8 @@
 import { describe, expect, it } from 'vitest';
 import { createModelRegistry } from '../../src/ai/providers';
 import type { ChunkId, DocumentId } from '../../src/ids';
-import { answerStream, collectAnswer, type AnswerEvent } from '../../src/services/rag/answer-stream';
-import type { Retrieval, RetrievedChunk } from '../../src/services/rag/retrieve';
+import { answerStream, collectAnswer, type AnswerEvent } from '../../src/answering/answer-stream';
+import type { Retrieval, RetrievedChunk } from '../../src/answering/retrieval/retrieve';
 
 const chunk = (id: string, page: number, text: string, dense = 0.6): RetrievedChunk => ({
   chunk_id: id as ChunkId,

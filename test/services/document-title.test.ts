@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentTitle, titleFromFilename } from '../../src/ingest/document-title';
-import { titleBoosts } from '../../src/services/rag/title-boost';
+import { titleBoosts } from '../../src/answering/retrieval/title-boost';
 import { restClient } from '../helpers/api-client';
 import { createOrgWithKey } from '../helpers/factories';
 import { runQueuedJobs } from '../helpers/jobs';

@@ -1,13 +1,13 @@
 /**
- * Pages of figures within the chosen document (src/services/rag/figure-pages.ts): a question asking
+ * Pages of figures within the chosen document (src/answering/retrieval/figure-pages.ts): a question asking
  * for an amount in a named document shows the page of figures that holds it among the top passages,
  * although prose pages repeat the question's words; the answer is made from the ranking without
  * that order, so the refusal gate and the answer do not change.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collectAnswer } from '../../src/services/rag/answer-stream';
-import { documentPassages, figurePageBonuses, withinChosenDocument, asksForFigures, onePassagePerPageFirst, isIndexPage } from '../../src/services/rag/figure-pages';
-import { retrieve } from '../../src/services/rag/retrieve';
+import { collectAnswer } from '../../src/answering/answer-stream';
+import { documentPassages, figurePageBonuses, withinChosenDocument, asksForFigures, onePassagePerPageFirst, isIndexPage } from '../../src/answering/retrieval/figure-pages';
+import { retrieve } from '../../src/answering/retrieval/retrieve';
 import { startSearch } from '../../src/services/rag/search';
 import { createContext } from '../../src/context';
 import type { DocumentId, KbId } from '../../src/ids';

@@ -6,7 +6,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { KbId } from '../../src/ids';
-import { nearestSql, queryVectorSql } from '../../src/services/rag/vector-search';
+import { nearestSql, queryVectorSql } from '../../src/answering/retrieval/vector-search';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 
 let t: TestApp;

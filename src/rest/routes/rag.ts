@@ -2,8 +2,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { collectChat, startChat, ZChatInput, type ChatEvent } from '../../services/chat/send-chat-message';
-import { collectSearchResponse } from '../../services/rag/answer-stream';
-import { ZCitation } from '../../services/rag/citations';
+import { collectSearchResponse, ZCitation } from '../../services/rag/answer-events';
 import { startSearch, ZSearchInput } from '../../services/rag/search';
 import type { HonoEnv } from '../hono-env';
 import { errorResponses, security } from '../openapi';

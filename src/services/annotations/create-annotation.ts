@@ -12,7 +12,7 @@ import { AppError } from '../../errors';
 import { authorize } from '../access/roles';
 import { recordAudit } from '../audit/record-audit';
 import { requireKb } from '../kbs/require-kb';
-import { questionModel, toBytes } from '../rag/question-vectors';
+import { questionModel, toBytes } from '../../answering/retrieval/question-vectors';
 import { toAnnotationDto, ZAnnotationFields, type AnnotationDto } from './annotation-dto';
 
 export const ZCreateAnnotationInput = ZAnnotationFields.extend({

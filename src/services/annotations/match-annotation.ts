@@ -10,13 +10,13 @@
  * question is worse than a retrieved one, so the threshold sits above every different pair
  * measured: close rewordings match, looser paraphrases go to retrieval (test/services/annotations).
  */
-import type { AnnotationRow, KnowledgeBase } from '../../../db/types';
+import type { KnowledgeBase } from '../../../db/types';
+import type { MatchedAnnotation } from '../../answering/citations';
 import type { ServiceContext } from '../../context';
-import { cosine, questionModel, sameWording, toBytes, toVector } from '../rag/question-vectors';
+import { cosine, questionModel, sameWording, toBytes, toVector } from '../../answering/retrieval/question-vectors';
 
 export const ANNOTATION_MATCH = 0.9;
 
-export type MatchedAnnotation = { annotation: Pick<AnnotationRow, 'id' | 'question' | 'answer'>; similarity: number };
 
 export async function matchAnnotation(
   ctx: Pick<ServiceContext, 'db' | 'org' | 'embeddings'>,

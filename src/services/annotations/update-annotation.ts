@@ -7,7 +7,7 @@ import type { ServiceContext } from '../../context';
 import { parseInput } from '../../validation';
 import { authorize } from '../access/roles';
 import { recordAudit } from '../audit/record-audit';
-import { questionModel, toBytes } from '../rag/question-vectors';
+import { questionModel, toBytes } from '../../answering/retrieval/question-vectors';
 import { requireAnnotation, toAnnotationDto, ZAnnotationFields, ZAnnotationRef, type AnnotationDto } from './annotation-dto';
 
 export const ZUpdateAnnotationInput = ZAnnotationFields.partial().extend(ZAnnotationRef.shape).strict();

@@ -11,7 +11,7 @@ import type { ConversationSource } from '../../../db/types';
 import type { SessionId } from '../../ids';
 import { parseInput } from '../../validation';
 import { requireKb } from '../kbs/require-kb';
-import { answerStream, responseCitations, type AnswerEvent } from '../rag/answer-stream';
+import { answerStream, responseCitations, type AnswerEvent } from '../../answering/answer-stream';
 import { findAnswerSources } from '../rag/answer-sources';
 import { answerSupport, appendExchange, loadHistory, openSession } from './sessions';
 import { authorize } from '../access/roles';

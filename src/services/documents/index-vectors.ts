@@ -4,7 +4,7 @@
  * On the embedded database a big document's chunks are stored pending: inserting a row into the
  * HNSW index costs ~3.4 ms in PGlite's WebAssembly, two thirds of storing the 619-page PDF, and
  * none of it is needed for the document to be searchable, since retrieval scans a KB's pending
- * vectors exactly (src/services/rag/vector-search.ts). The document is marked ready with its
+ * vectors exactly (src/answering/retrieval/vector-search.ts). The document is marked ready with its
  * chunks stored, and the `kbs__index_vectors` job queued in the same transaction moves them into
  * the index afterwards, INDEX_STEP rows a statement so no statement holds the one session long.
  * Until then a search of that KB pays the exact scan of its pending rows (~2,500 for the PDF, a

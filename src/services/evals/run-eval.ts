@@ -15,7 +15,7 @@ import { AppError } from '../../errors';
 import type { EvalCaseId, EvalRunId } from '../../ids';
 import { judgeAnswer } from '../../ai/judge';
 import type { EvalPassage, EvalRunCase } from '../../../db/json-columns';
-import type { Citation } from '../rag/citations';
+import type { Citation } from '../../answering/citations';
 import { startSearch } from '../rag/search';
 import { flagRegression } from './flag-regression';
 import { answerContains, documentHitRank, pageHitRank, summariseResults } from './score-evals';

@@ -23,7 +23,7 @@ import { authorize } from '../access/roles';
 import { ANNOTATION_MATCH } from '../annotations/match-annotation';
 import { endOf, startOf } from '../chat/list-conversations';
 import { requireKb } from '../kbs/require-kb';
-import { cosine, questionModel, sameWording, toBytes, toVector } from '../rag/question-vectors';
+import { cosine, questionModel, sameWording, toBytes, toVector } from '../../answering/retrieval/question-vectors';
 
 /** Below this cosine similarity to the best passage it cites, an answer counts as weakly supported. */
 export const LOW_SUPPORT = 0.5;

@@ -6,9 +6,10 @@
  */
 import type { KnowledgeBase } from '../../../db/types';
 import type { ServiceContext } from '../../context';
-import { matchAnnotation, type MatchedAnnotation } from '../annotations/match-annotation';
+import { matchAnnotation } from '../annotations/match-annotation';
+import type { MatchedAnnotation } from '../../answering/citations';
 import { withOrgShare } from '../org-share';
-import { retrieve, type Retrieval } from './retrieve';
+import { retrieve, type Retrieval } from '../../answering/retrieval/retrieve';
 
 export type AnswerSources = { retrieval: Retrieval; annotation: MatchedAnnotation | null };
 

@@ -10,9 +10,9 @@ import type { ServiceContext } from '../../context';
 import { parseInput } from '../../validation';
 import { requireKb } from '../kbs/require-kb';
 import { withOrgShare } from '../org-share';
-import { decideAnswer, readRetrieval } from './answer-stream';
-import { toCitation } from './citations';
-import { retrieve } from './retrieve';
+import { decideAnswer, readRetrieval } from '../../answering/answer-stream';
+import { toCitation } from '../../answering/citations';
+import { retrieve } from '../../answering/retrieval/retrieve';
 import { authorize } from '../access/roles';
 
 export const ZRetrieveDebugInput = z

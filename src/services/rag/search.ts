@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { ServiceContext } from '../../context';
 import { parseInput } from '../../validation';
 import { requireKb } from '../kbs/require-kb';
-import { answerStream, type AnswerEvent } from './answer-stream';
+import { answerStream, type AnswerEvent } from '../../answering/answer-stream';
 import { authorize } from '../access/roles';
 import { findAnswerSources } from './answer-sources';
 

@@ -8,7 +8,7 @@
 import type { KnowledgeBase } from '../../../db/types';
 import { extractCitedMarkers, isRefusalText, NOT_FOUND_ANSWER } from '../../ai/prompts';
 import type { ServiceContext } from '../../context';
-import { annotationCitation, toCitation, type Citation } from '../rag/citations';
+import { annotationCitation, toCitation, type Citation } from '../../answering/citations';
 import { findAnswerSources } from '../rag/answer-sources';
 
 export const VOICE_TOOL_NAME = 'search_knowledge_base';

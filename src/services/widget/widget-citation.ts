@@ -1,4 +1,4 @@
-import type { Citation } from '../rag/citations';
+import type { Citation } from '../../answering/citations';
 
 /**
  * What a widget visitor sees of a source: enough to show and follow it, nothing that addresses the

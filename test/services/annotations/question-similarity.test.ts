@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createLocalEmbeddingProvider } from '../../../src/ai/embeddings';
 import { ANNOTATION_MATCH } from '../../../src/services/annotations/match-annotation';
 import { GROUP_SIMILARITY } from '../../../src/services/insights/unanswered-questions';
-import { cosine } from '../../../src/services/rag/question-vectors';
+import { cosine } from '../../../src/answering/retrieval/question-vectors';
 
 const PARAPHRASES: Array<[string, string]> = [
   ['Where did the accident happen?', 'What was the location of the accident?'],

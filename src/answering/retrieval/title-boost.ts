@@ -13,9 +13,9 @@
  *
  * No title, or nothing of the question in any title, leaves the ranking exactly as fused.
  */
-import { contentStems } from '../../ai/offline/text';
+import { contentStems } from '../../text/tokens';
 import { identityContext, type DocumentIdentity } from '../../ingest/document-identity';
-import { findPeriods, latestPeriod, periodMatch, questionPeriods, resolveRelative, withoutPeriods, type Period } from '../../ai/offline/periods';
+import { findPeriods, latestPeriod, periodMatch, questionPeriods, resolveRelative, withoutPeriods, type Period } from '../../text/periods';
 
 /** In fused z-score units: the best-matching title's passages move up by this much. */
 export const TITLE_BOOST = 1.0;

@@ -3,9 +3,9 @@
  * that says where it comes from (file or URL, the document's title and identity, page, heading).
  * The same passages are what the SSE `citations` event sends, and what the evidence order scores.
  */
-import { passageSource, type AnswerPassage } from '../../ai/prompts';
-import { passageTitle } from './passage-title';
-import type { RetrievedChunk } from './retrieve';
+import { passageSource, type AnswerPassage } from '../ai/prompts';
+import { passageTitle } from './retrieval/passage-title';
+import type { RetrievedChunk } from './retrieval/retrieve';
 
 type PassageChunk = Pick<RetrievedChunk, 'text' | 'url' | 'filename' | 'title' | 'identity' | 'page' | 'heading_path'> & { doc_id: string };
 

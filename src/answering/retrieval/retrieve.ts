@@ -4,7 +4,7 @@
  * retrieval can never reach another organisation's chunks.
  */
 import { sql } from 'kysely';
-import type { AppDeps } from '../../context';
+import type { AnsweringDeps } from '../deps';
 import { PREPARED } from '../../../db/connect';
 import type { KnowledgeBase } from '../../../db/types';
 import type { ChunkId, DocumentId, KbId } from '../../ids';
@@ -40,7 +40,7 @@ export type RetrievedChunk = {
 
 /**
  * `lexicalCeiling`: the BM25 score of a chunk holding every question word (LexicalQuery.ceiling), 0
- * when no question word is in the KB, read by the offline refusal gate (src/ai/offline/support.ts);
+ * when no question word is in the KB, read by the offline refusal gate (src/answering/offline/support.ts);
  * absent where a retrieval is built by hand.
  */
 export type Retrieval = {
@@ -123,7 +123,7 @@ type SearchRow = {
  * snapshot): a TID scan instead of a primary-key descent, which perf put at 8% of database time.
  */
 async function searchChunks(
-  db: AppDeps['db'],
+  db: AnsweringDeps['db'],
   kbId: KbId,
   lexical: LexicalQuery | null,
   vector: QueryVector | null,
@@ -216,7 +216,7 @@ const MAX_ABOUT_DOCUMENTS = 2000;
 
 /** What each document of the KB is about (aboutDocument), for the documents that have a title or an identity; null past MAX_ABOUT_DOCUMENTS. */
 async function documentsAbout(
-  db: AppDeps['db'],
+  db: AnsweringDeps['db'],
   kbId: KbId,
 ): Promise<Array<{ id: string; about: string | null; cover: string | null; period: string | null }> | null> {
   const rows = await db
@@ -239,7 +239,7 @@ export type CandidateScores = { candidates: Candidate<ChunkId>[]; lexicalHits: n
  * the same lists (bench/quality) and for tests.
  */
 export async function scoreCandidates(
-  db: AppDeps['db'],
+  db: AnsweringDeps['db'],
   kbId: KbId,
   query: string,
   vector: QueryVector | null,
@@ -255,7 +255,7 @@ export async function scoreCandidates(
 }
 
 export async function retrieve(
-  deps: Pick<AppDeps, 'db' | 'embeddings' | 'logger'>,
+  deps: Pick<AnsweringDeps, 'db' | 'embeddings' | 'logger'>,
   kb: Pick<KnowledgeBase, 'id' | 'embedding_model'>,
   query: string,
   /** `figurePageWeight`: FIGURE_PAGE_WEIGHT unless given (0 switches the figure-page order off; tests). */
@@ -359,7 +359,7 @@ function toRetrievedChunk(r: SearchRow): RetrievedChunk {
  * one above it.
  */
 async function withFigurePages(
-  db: AppDeps['db'],
+  db: AnsweringDeps['db'],
   kbId: KbId,
   input: { ranked: RankedRow[]; topK: number; lexical: LexicalQuery | null; vector: QueryVector | null; weights: FusionWeights; weight: number },
 ): Promise<SearchRow[]> {
@@ -420,7 +420,7 @@ function nonIncreasing(rows: SearchRow[]): SearchRow[] {
 }
 
 /** The rows of passages found beyond the candidates, with the candidate set's statistics of `like`. */
-async function passageRows(db: AppDeps['db'], kbId: KbId, ids: ChunkId[], like: SearchRow): Promise<SearchRow[]> {
+async function passageRows(db: AnsweringDeps['db'], kbId: KbId, ids: ChunkId[], like: SearchRow): Promise<SearchRow[]> {
   const { rows } = await sql<Omit<SearchRow, 'lexical' | 'dense' | 'fused' | 'lexical_hits' | 'best_similarity' | 'lexical_mean' | 'lexical_sd' | 'dense_mean' | 'dense_sd'>>`
     select c.id, c.document_id, c.text, c.heading_path, c.page, c.position, c.url, d.filename, d.title, d.identity, d.source
     from chunks c join documents d on d.id = c.document_id

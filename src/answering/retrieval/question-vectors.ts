@@ -3,7 +3,7 @@
  * the KB's embedding model (else the default) and stored as Float32 bytes beside its text, so a
  * comparison is a dot product of unit vectors (cosine similarity).
  */
-import type { AppDeps } from '../../context';
+import type { AnsweringDeps } from '../deps';
 import type { EmbeddingProvider } from '../../ai/embeddings/types';
 
 export const toBytes = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
@@ -20,7 +20,7 @@ export const cosine = (a: Float32Array, b: Float32Array) => {
 };
 
 /** The model a KB's questions are compared with: its own, else the process default. */
-export function questionModel(deps: Pick<AppDeps, 'embeddings'>, kb: { embedding_model: string | null }): EmbeddingProvider {
+export function questionModel(deps: Pick<AnsweringDeps, 'embeddings'>, kb: { embedding_model: string | null }): EmbeddingProvider {
   return deps.embeddings.get(kb.embedding_model) ?? deps.embeddings.default;
 }
 

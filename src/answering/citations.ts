@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { cutAtWord } from '../../text/words';
-import type { RetrievedChunk } from './retrieve';
+import { cutAtWord } from '../text/words';
+import type { RetrievedChunk } from './retrieval/retrieve';
 
 export const ZCitation = z.object({
   doc_id: z.string(),
@@ -54,6 +54,9 @@ export function toCitation(chunk: RetrievedChunk, marker: number, used = true): 
 }
 
 /** A curated answer cited as the source of the answer it gave: marker 1, its question as the title. */
+/** A curated answer of the KB that matched the question, and how closely (services/annotations/match-annotation.ts). */
+export type MatchedAnnotation = { annotation: { id: string; question: string; answer: string }; similarity: number };
+
 export function annotationCitation(a: { id: string; question: string; answer: string }, similarity: number): Citation {
   return {
     doc_id: a.id,

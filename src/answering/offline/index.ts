@@ -9,4 +9,4 @@ export {
   type ScoredSentence,
 } from './answerer';
 export { condenseQueryOffline, extractMentions } from './condense-query';
-export { extractCitedMarkers } from '../prompts';
+export { extractCitedMarkers } from '../../ai/prompts';

@@ -23,7 +23,7 @@ import type {
   LanguageModelV2StreamPart,
   LanguageModelV2Usage,
 } from '@ai-sdk/provider';
-import { NOT_FOUND_ANSWER, parseAnswerPrompt, parseCondensePrompt, type PlainMessage } from '../prompts';
+import { NOT_FOUND_ANSWER, parseAnswerPrompt, parseCondensePrompt, type PlainMessage } from '../../ai/prompts';
 import { answerFromPassages, type AnswerOptions } from './answerer';
 import { condenseQueryOffline } from './condense-query';
 

@@ -8,7 +8,7 @@
  * A figure is a number that is not a period: years, quarters and fiscal years ("FY2018", "Q3 2023")
  * and numbered names ("Form 10-Q", "Rule 13a-14") do not count.
  */
-import { findPeriods, withoutPeriods } from './periods';
+import { findPeriods, withoutPeriods } from '../../text/periods';
 
 // Words that name a measured quantity in any organisation's documents (money, counts, shares).
 const MEASURE =

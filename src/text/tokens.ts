@@ -2,11 +2,11 @@
  * Text primitives shared by the offline answerer and condenser: tokenising
  * with character offsets, English stopwords, stemming and sentence splitting.
  */
-import { writtenWithoutSpaces, type Language } from '../../text/language';
-import { stem } from '../../text/porter';
-import { stemmerFor } from '../../text/stem';
-import { unaskedWordsFor } from '../../text/stopwords';
-import { isAscii, pieces, wordSegments } from '../../text/words';
+import { writtenWithoutSpaces, type Language } from './language';
+import { stem } from './porter';
+import { stemmerFor } from './stem';
+import { unaskedWordsFor } from './stopwords';
+import { isAscii, pieces, wordSegments } from './words';
 
 export interface Token {
   /** As written. */

@@ -3,7 +3,7 @@
  * says it is about (subject, kind, period), and its cover's headline lines where they add words
  * ("THE HARBOUR AUTHORITY STRATEGIC PLAN 2020-2024" under the subject "Acme Harbour Authority").
  * The offline answerer counts what the source line names as covered by every sentence
- * of the passage (src/ai/offline/answerer.ts), so a question naming the document is answered by the
+ * of the passage (src/answering/offline/answerer.ts), so a question naming the document is answered by the
  * sentence that says what it asks, not by the cover line that repeats the document's name; a model
  * sees whose each passage is. Every transport answers through answer-stream.ts, so all see the same.
  */

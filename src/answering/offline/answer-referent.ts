@@ -10,7 +10,7 @@
  * after a word that shares a stem with the question's, as "published" with "publishes"), then one
  * that looks like an organisation, then the first.
  */
-import { STOPWORDS, tokenize } from './text';
+import { STOPWORDS, tokenize } from '../../text/tokens';
 
 export interface ReferentCandidate {
   core: string;

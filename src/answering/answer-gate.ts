@@ -5,14 +5,14 @@
  *
  * Rules, in order: no passage retrieved; retrieval not confident (retrieve.ts: no lexical hit and a
  * weak best cosine); for the offline extractive answerer only, no passage holds the question's
- * content (ai/offline/support.ts: a passage's support, every word in one passage, or the passages
+ * content (src/answering/offline/support.ts: a passage's support, every word in one passage, or the passages
  * of a document the question names holding the rest of it). A request of several sentences is
  * judged on the sentence that asks (support.ts askingPart), not on how it says to answer. An LLM judges the passages' relevance itself, so online the
  * third rule is skipped and the model may still refuse in words (reported as `model_refused`).
  */
-import { supportVerdict } from '../../ai/offline/support';
-import type { AnswerPassage } from '../../ai/prompts';
-import type { Retrieval } from './retrieve';
+import { supportVerdict } from './offline/support';
+import type { AnswerPassage } from '../ai/prompts';
+import type { Retrieval } from './retrieval/retrieve';
 
 /** `annotation`: a curated answer matched the question (match-annotation.ts); no passage was read. */
 export type GateReason = 'answered' | 'no_passages' | 'not_confident' | 'not_covered' | 'model_refused' | 'annotation';

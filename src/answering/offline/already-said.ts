@@ -3,7 +3,7 @@
  * sentence the previous answer already quoted is not an answer to it. Only such follow-ups ("else",
  * "other", "another", "more") are affected; a question asked again gets the same answer.
  */
-import { stripCitationMarkers } from '../prompts';
+import { stripCitationMarkers } from '../../ai/prompts';
 
 const WANTS_NEW = /\b(?:else|other|others|another|more|besides)\b/i;
 const PENALTY = 0.5;

@@ -7,8 +7,8 @@
  * (periods.ts), as retrieval's title boost matches them, so that the answerer quotes the report
  * retrieval chose for the period, not a look-alike sentence of another year's report.
  */
-import { sourceDocument } from '../prompts';
-import { findPeriods, latestPeriod, periodMatch, questionPeriods, resolveRelative, type Period } from './periods';
+import { sourceDocument } from '../../ai/prompts';
+import { findPeriods, latestPeriod, periodMatch, questionPeriods, resolveRelative, type Period } from '../../text/periods';
 
 const order = (p: Period) => (p.year ?? 0) * 10 + (p.quarter ?? 0);
 

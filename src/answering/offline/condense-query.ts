@@ -17,10 +17,10 @@
  * company", else the topic; "he/she/his/her" -> the person-like name among
  * the answer and the recent turns.
  */
-import { mentionsRefusal, stripCitationMarkers, type ChatTurn } from '../answer-text';
+import { mentionsRefusal, stripCitationMarkers, type ChatTurn } from '../../ai/answer-text';
 import { pickAnswerReferent } from './answer-referent';
-import { findPeriods, formatPeriod } from './periods';
-import { STOPWORDS, tokenize, type Token } from './text';
+import { findPeriods, formatPeriod } from '../../text/periods';
+import { STOPWORDS, tokenize, type Token } from '../../text/tokens';
 
 interface Mention {
   /** As it should be spliced into the query, e.g. "the Zephyr-9". */

@@ -5,15 +5,14 @@
  * so this code path is identical online and offline.
  */
 import { streamText } from 'ai';
-import type { AppDeps } from '../../context';
-import { AppError } from '../../errors';
-import { buildAnswerPrompt, extractCitedMarkers, isRefusalText, notFoundAnswer, promptTokens, type AnswerPassage, type ChatTurn } from '../../ai/prompts';
-import { OFFLINE_PROVIDER } from '../../ai/offline/model';
-import { answerFromPassages } from '../../ai/offline/answerer';
+import type { AnsweringDeps } from './deps';
+import { AppError } from '../errors';
+import { buildAnswerPrompt, extractCitedMarkers, isRefusalText, notFoundAnswer, promptTokens, type AnswerPassage, type ChatTurn } from '../ai/prompts';
+import { OFFLINE_PROVIDER } from './offline/model';
+import { answerFromPassages } from './offline/answerer';
 import { decideAnswerGate, type AnswerGate } from './answer-gate';
-import { annotationCitation, toCitation, type Citation } from './citations';
-import type { MatchedAnnotation } from '../annotations/match-annotation';
-import type { Retrieval, RetrievedChunk } from './retrieve';
+import { annotationCitation, toCitation, type Citation, type MatchedAnnotation } from './citations';
+import type { Retrieval, RetrievedChunk } from './retrieval/retrieve';
 import { toAnswerPassages } from './answer-passages';
 
 /**
@@ -75,7 +74,7 @@ function decisionOf(gate: AnswerGate, retrieval: Retrieval): AnswerDecision {
   return { answered: gate.pass, reason: DECISION_REASON[gate.reason], passages };
 }
 
-function gateFor(deps: Pick<AppDeps, 'models'>, input: { question: string; retrieval: Retrieval; standalone?: string | undefined }): AnswerGate {
+function gateFor(deps: Pick<AnsweringDeps, 'models'>, input: { question: string; retrieval: Retrieval; standalone?: string | undefined }): AnswerGate {
   const offline = deps.models.answerModel.provider === OFFLINE_PROVIDER;
   const question = offline && input.standalone ? input.standalone : input.question;
   return decideAnswerGate({ question, retrieval: input.retrieval, passages: answerPassages(input.retrieval), offline });
@@ -88,7 +87,7 @@ function gateFor(deps: Pick<AppDeps, 'models'>, input: { question: string; retri
  * by the order shown, as many as k; failing that the ranking itself. When neither answers, the
  * refusal shows the order retrieval shows. The passages sent with the answer are the ones it read.
  */
-function readAndGate(deps: Pick<AppDeps, 'models'>, input: { question: string; retrieval: Retrieval; standalone?: string | undefined }): { retrieval: Retrieval; gate: AnswerGate } {
+function readAndGate(deps: Pick<AnsweringDeps, 'models'>, input: { question: string; retrieval: Retrieval; standalone?: string | undefined }): { retrieval: Retrieval; gate: AnswerGate } {
   const { retrieval } = input;
   const gate = gateFor(deps, input);
   if (!retrieval.ranked || deps.models.answerModel.provider !== OFFLINE_PROVIDER) return { retrieval, gate };
@@ -130,7 +129,7 @@ export function promptChunks(retrieval: Retrieval, tokensOf: (chunks: RetrievedC
 }
 
 /** The retrieval an answer is made from (readAndGate), for views that show its passages. */
-export function readRetrieval(deps: Pick<AppDeps, 'models'>, input: { question: string; retrieval: Retrieval; standalone?: string | undefined }): Retrieval {
+export function readRetrieval(deps: Pick<AnsweringDeps, 'models'>, input: { question: string; retrieval: Retrieval; standalone?: string | undefined }): Retrieval {
   return readAndGate(deps, input).retrieval;
 }
 
@@ -139,7 +138,7 @@ export function readRetrieval(deps: Pick<AppDeps, 'models'>, input: { question: 
  * answer stream decides through, so the two cannot disagree.
  */
 export function decideAnswer(
-  deps: Pick<AppDeps, 'models'>,
+  deps: Pick<AnsweringDeps, 'models'>,
   input: { question: string; retrieval: Retrieval; standalone?: string | undefined },
 ): AnswerDecision {
   const { retrieval, gate } = readAndGate(deps, input);
@@ -147,7 +146,7 @@ export function decideAnswer(
 }
 
 export async function* answerStream(
-  deps: Pick<AppDeps, 'models'>,
+  deps: Pick<AnsweringDeps, 'models'>,
   input: {
     question: string;
     retrieval: Retrieval;

@@ -19,10 +19,10 @@
  * off-topic questions (bench/reports, bench/lib/off-topic.ts); the scale of another embedding model's
  * cosines differs, so the gate is only for the offline answerer (an LLM judges relevance itself).
  */
-import { sourceDocument } from '../prompts';
-import { findPeriods, withoutPeriods } from './periods';
+import { sourceDocument } from '../../ai/prompts';
+import { findPeriods, withoutPeriods } from '../../text/periods';
 import { answerLanguage, type Language } from '../../text/language';
-import { MONTHS, WEEKDAYS, questionContent, readingIn, splitSentences, tokenize, withWrittenTerms } from './text';
+import { MONTHS, WEEKDAYS, questionContent, readingIn, splitSentences, tokenize, withWrittenTerms } from '../../text/tokens';
 
 export const MIN_SUPPORT = 1.75;
 /** namedDocumentCoverage a question naming a retrieved document needs: on the tuning half of the filings of bench/reports 0.3-0.6 answer the same filings; 0.3 also answers one more earnings-call question rightly, while that set's unanswerable question stays refused. */

@@ -18,14 +18,14 @@
  * "how many", a new capitalised name for "who"...), and a small prior for
  * passages ranked first by retrieval.
  */
-import { notFoundAnswer, type AnswerPassage } from '../prompts';
+import { notFoundAnswer, type AnswerPassage } from '../../ai/prompts';
 import { answerLanguage } from '../../text/language';
 import { alreadySaidPenalty } from './already-said';
 import { documentPeriodFit } from './document-period';
-import { findPeriods, type Period } from './periods';
+import { findPeriods, type Period } from '../../text/periods';
 import { askingPart } from './support';
 import { figureAdjustment, holdsFigure, pickFigureSentence } from './figures';
-import { MONTHS, WEEKDAYS, STOPWORDS, isFieldOrRow, isNumberWord, questionContent, readingIn, splitSentences, tokenize, withWrittenTerms, type Token } from './text';
+import { MONTHS, WEEKDAYS, STOPWORDS, isFieldOrRow, isNumberWord, questionContent, readingIn, splitSentences, tokenize, withWrittenTerms, type Token } from '../../text/tokens';
 
 export type QuestionType = 'date' | 'duration' | 'number' | 'person' | 'place' | 'reason' | 'other';
 

@@ -35,10 +35,10 @@
  * "A4"). A document without page numbers (Markdown, plain text) has one page: no bonus.
  */
 import { sql } from 'kysely';
-import type { AppDeps } from '../../context';
+import type { AnsweringDeps } from '../deps';
 import type { DocumentId, KbId } from '../../ids';
-import { askingPart } from '../../ai/offline/support';
-import { detectQuestionType } from '../../ai/offline/answerer';
+import { askingPart } from '../offline/support';
+import { detectQuestionType } from '../offline/answerer';
 import { bm25Sql, lengthNormSql, type LexicalQuery } from './lexical-search';
 import { enabledChunkSql, queryVectorSql, similaritySql, type QueryVector } from './vector-search';
 import type { FusionWeights } from './fuse';
@@ -138,7 +138,7 @@ export function figurePageBonuses(
 
 /** Every enabled passage of one document with its BM25, cosine, figure and word counts (no texts). */
 export async function documentPassages(
-  db: AppDeps['db'],
+  db: AnsweringDeps['db'],
   kbId: KbId,
   documentId: DocumentId,
   lexical: LexicalQuery | null,
