@@ -12,6 +12,7 @@
  */
 import { supportVerdict } from './offline/support';
 import type { AnswerPassage } from '../ai/prompts';
+import type { QuestionAnalysis } from './question';
 import type { Retrieval } from './retrieval/retrieve';
 
 /** `annotation`: a curated answer matched the question (match-annotation.ts); no passage was read. */
@@ -32,7 +33,7 @@ export interface AnswerGate {
   namedCoverage: number | null;
 }
 
-export function decideAnswerGate(input: { question: string; retrieval: Retrieval; passages: AnswerPassage[]; offline: boolean }): AnswerGate {
+export function decideAnswerGate(input: { question: QuestionAnalysis; retrieval: Retrieval; passages: AnswerPassage[]; offline: boolean }): AnswerGate {
   const { retrieval, passages, offline } = input;
   const base = { confident: retrieval.confident, support: null, minSupport: null, fullCoverage: null, namedCoverage: null };
   if (retrieval.chunks.length === 0) return { ...base, pass: false, reason: 'no_passages' };

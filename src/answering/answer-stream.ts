@@ -11,6 +11,8 @@ import { buildAnswerPrompt, extractCitedMarkers, isRefusalText, notFoundAnswer, 
 import { OFFLINE_PROVIDER } from './offline/model';
 import { answerFromPassages } from './offline/answerer';
 import { decideAnswerGate, type AnswerGate } from './answer-gate';
+import { analyseQuestion } from './analyse-question';
+import type { QuestionAnalysis } from './question';
 import { annotationCitation, toCitation, type Citation, type MatchedAnnotation } from './citations';
 import type { Retrieval, RetrievedChunk } from './retrieval/retrieve';
 import { toAnswerPassages } from './answer-passages';
@@ -74,10 +76,27 @@ function decisionOf(gate: AnswerGate, retrieval: Retrieval): AnswerDecision {
   return { answered: gate.pass, reason: DECISION_REASON[gate.reason], passages };
 }
 
-function gateFor(deps: Pick<AnsweringDeps, 'models'>, input: { question: string; retrieval: Retrieval; standalone?: string | undefined }): AnswerGate {
+/**
+ * The question's analysis by its text, each made once: the retrieval's own when retrieval searched
+ * that text (a chat searches its follow-up condensed to stand alone, which the offline answer reads).
+ */
+function questionAnalyses(retrieval: Retrieval): (text: string) => QuestionAnalysis {
+  const made = new Map<string, QuestionAnalysis>(retrieval.question ? [[retrieval.question.text, retrieval.question]] : []);
+  return (text) => {
+    let analysis = made.get(text);
+    if (!analysis) made.set(text, (analysis = analyseQuestion(text)));
+    return analysis;
+  };
+}
+
+function gateFor(
+  deps: Pick<AnsweringDeps, 'models'>,
+  input: { question: string; retrieval: Retrieval; standalone?: string | undefined },
+  analysisOf: (text: string) => QuestionAnalysis,
+): AnswerGate {
   const offline = deps.models.answerModel.provider === OFFLINE_PROVIDER;
   const question = offline && input.standalone ? input.standalone : input.question;
-  return decideAnswerGate({ question, retrieval: input.retrieval, passages: answerPassages(input.retrieval), offline });
+  return decideAnswerGate({ question: analysisOf(question), retrieval: input.retrieval, passages: answerPassages(input.retrieval), offline });
 }
 
 /**
@@ -89,13 +108,14 @@ function gateFor(deps: Pick<AnsweringDeps, 'models'>, input: { question: string;
  */
 function readAndGate(deps: Pick<AnsweringDeps, 'models'>, input: { question: string; retrieval: Retrieval; standalone?: string | undefined }): { retrieval: Retrieval; gate: AnswerGate } {
   const { retrieval } = input;
-  const gate = gateFor(deps, input);
+  const analysisOf = questionAnalyses(retrieval);
+  const gate = gateFor(deps, input, analysisOf);
   if (!retrieval.ranked || deps.models.answerModel.provider !== OFFLINE_PROVIDER) return { retrieval, gate };
-  const question = input.standalone ?? input.question;
+  const question = analysisOf(input.standalone ?? input.question);
   const answers = (r: Retrieval, g: AnswerGate) => g.pass && !answerFromPassages(question, answerPassages(r)).refused;
   if (answers(retrieval, gate)) return { retrieval, gate };
   const ranked = { ...retrieval, chunks: retrieval.ranked, ranked: undefined };
-  const rankedGate = gateFor(deps, { ...input, retrieval: ranked });
+  const rankedGate = gateFor(deps, { ...input, retrieval: ranked }, analysisOf);
   if (!rankedGate.pass) return { retrieval, gate };
   const answer = answerFromPassages(question, answerPassages(ranked));
   if (answer.refused) return { retrieval, gate };
@@ -103,7 +123,7 @@ function readAndGate(deps: Pick<AnsweringDeps, 'models'>, input: { question: str
   const quoted = ranked.chunks.filter((_, i) => answer.markers.includes(i + 1));
   const rest = retrieval.chunks.filter((c) => !quoted.some((q) => q.chunk_id === c.chunk_id));
   const mixed = { ...ranked, chunks: [...quoted, ...rest].slice(0, Math.max(retrieval.chunks.length, quoted.length)) };
-  const mixedGate = gateFor(deps, { ...input, retrieval: mixed });
+  const mixedGate = gateFor(deps, { ...input, retrieval: mixed }, analysisOf);
   if (answers(mixed, mixedGate)) return { retrieval: mixed, gate: mixedGate };
   return { retrieval: ranked, gate: rankedGate };
 }

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { answerFromPassages } from '../../src/answering/offline';
 import type { AnswerPassage } from '../../src/ai/prompts';
+import { analyseQuestion } from '../../src/answering/analyse-question';
 
 const passage = (marker: number, text: string): AnswerPassage => ({ marker, document: `doc-${marker}`, source: `harbour-${marker}.md`, text });
 
@@ -21,7 +22,7 @@ describe('offline answerer and sentences that continue the previous one', () => 
       passage(2, 'The port authority has twenty members, who publish its tariffs every spring. Its members meet monthly.'),
       passage(3, 'Members of the pilots guild settle disputes about cargo damage by arbitration.'),
     ];
-    const answer = answerFromPassages('How many members make up the Harbour Tribunal?', passages);
+    const answer = answerFromPassages(analyseQuestion('How many members make up the Harbour Tribunal?'), passages);
     expect(answer.refused).toBe(false);
     expect(answer.ranked[0]!.text).toMatch(/^It has eleven members/);
     expect(answer.text.startsWith('It has eleven members')).toBe(true);
@@ -36,7 +37,7 @@ describe('offline answerer and sentences that continue the previous one', () => 
       ),
       passage(2, 'The Harbour Tribunal has five members, all of them former captains.'),
     ];
-    const answer = answerFromPassages('How many members make up the Harbour Tribunal?', passages);
+    const answer = answerFromPassages(analyseQuestion('How many members make up the Harbour Tribunal?'), passages);
     expect(answer.text.startsWith('The Harbour Tribunal has five members')).toBe(true);
   });
 });

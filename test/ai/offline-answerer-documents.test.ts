@@ -8,6 +8,7 @@ import { generateText } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { answerFromPassages, createOfflineModel } from '../../src/answering/offline';
 import { buildAnswerPrompt, passageSource, type AnswerPassage } from '../../src/ai/prompts';
+import { analyseQuestion } from '../../src/answering/analyse-question';
 
 const passage = (marker: number, document: string, text: string): AnswerPassage => ({ marker, document, source: `${document}.pdf`, text });
 
@@ -23,7 +24,7 @@ const CALLS: Array<[document: string, text: string]> = [
 describe('offline answerer over documents of one series', () => {
   it('answers about the name the question gives, not a sentence that shares only its other word', () => {
     const passages = CALLS.map(([document, text], i) => passage(i + 1, document, text));
-    const answer = answerFromPassages('What impact has Northwind had on Acme?', passages);
+    const answer = answerFromPassages(analyseQuestion('What impact has Northwind had on Acme?'), passages);
     expect(answer.refused).toBe(false);
     expect(answer.markers[0]).toBe(1);
     expect(answer.text).toContain('Northwind has driven');
@@ -44,6 +45,6 @@ describe('offline answerer over documents of one series', () => {
       passage(2, 'calendar', 'Every Sunday in May the museum closes early.'),
       passage(3, 'menu', 'The canteen serves lunch until two.'),
     ];
-    expect(answerFromPassages('What are the opening hours of the Louvre on Sundays in May?', passages).refused).toBe(true);
+    expect(answerFromPassages(analyseQuestion('What are the opening hours of the Louvre on Sundays in May?'), passages).refused).toBe(true);
   });
 });

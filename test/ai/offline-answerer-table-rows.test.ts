@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { answerFromPassages } from '../../src/answering/offline/answerer';
+import { analyseQuestion } from '../../src/answering/analyse-question';
 
 const TABLE = [
   'Goal 2: Reliable Service',
@@ -23,7 +24,7 @@ const TABLE = [
 
 describe('table rows whose values are on the line below their label', () => {
   it('quotes the label with its values', () => {
-    const answer = answerFromPassages('How many households were connected to the district heating network?', [
+    const answer = answerFromPassages(analyseQuestion('How many households were connected to the district heating network?'), [
       { marker: 1, text: TABLE, source: 'heat-report.pdf, page 12', document: 'heat-report.pdf' },
     ]);
     expect(answer.refused).toBe(false);
@@ -33,7 +34,7 @@ describe('table rows whose values are on the line below their label', () => {
 
   it('quotes the row, not also its label alone, when another passage holds the label without its values', () => {
     const cut = 'FY 2022 Results\n\nNumber of households connected to the district heating network';
-    const answer = answerFromPassages('What was the FY 2022 result for the number of households connected to the district heating network?', [
+    const answer = answerFromPassages(analyseQuestion('What was the FY 2022 result for the number of households connected to the district heating network?'), [
       { marker: 1, text: cut, source: 'heat-report.pdf, page 11', document: 'heat-report.pdf' },
       { marker: 2, text: TABLE, source: 'heat-report.pdf, page 12', document: 'heat-report.pdf' },
     ]);
@@ -43,7 +44,7 @@ describe('table rows whose values are on the line below their label', () => {
 
   it('leaves a sentence followed by figures as it is', () => {
     const text = 'The network grew again this year.\n\n4,120 4,480 4,500';
-    const answer = answerFromPassages('Did the network grow this year?', [{ marker: 1, text, source: 'heat-report.pdf, page 3', document: 'heat-report.pdf' }]);
+    const answer = answerFromPassages(analyseQuestion('Did the network grow this year?'), [{ marker: 1, text, source: 'heat-report.pdf, page 3', document: 'heat-report.pdf' }]);
     expect(answer.text).toMatch(/^The network grew again this year \[1\]\.$/);
   });
 });

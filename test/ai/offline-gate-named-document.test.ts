@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { answerFromPassages } from '../../src/answering/offline/answerer';
 import { askingPart, namedDocumentCoverage, supportVerdict, MIN_NAMED_DOCUMENT_COVERAGE } from '../../src/answering/offline/support';
+import { analyseQuestion } from '../../src/answering/analyse-question';
 
 const FILING = '0000950170-19-000123.pdf, “Contoso Freight plc · Form 10-K · fiscal year ended December 31, 2018”';
 const OTHER = '0000950170-19-000456.pdf, “Fabrikam Logistics Inc · Form 10-K · fiscal year ended December 31, 2018”';
@@ -41,13 +42,13 @@ describe('a question naming the document it is about', () => {
     const named = namedDocumentCoverage(askingPart(q), passages);
     expect(named.document).toContain('Contoso Freight plc');
     expect(named.coverage).toBeGreaterThanOrEqual(MIN_NAMED_DOCUMENT_COVERAGE);
-    expect(supportVerdict(q, passages).covered).toBe(true);
+    expect(supportVerdict(analyseQuestion(q), passages).covered).toBe(true);
   });
 
   it('is not covered when the named document does not hold what is asked about it', () => {
     const q = 'For Contoso, what was the new expiration date of the modified headquarters lease?';
     expect(namedDocumentCoverage(q, passages).coverage).toBeLessThan(MIN_NAMED_DOCUMENT_COVERAGE);
-    expect(supportVerdict(q, passages).covered).toBe(false);
+    expect(supportVerdict(analyseQuestion(q), passages).covered).toBe(false);
   });
 
   it('does not apply to a question naming nothing the documents are about', () => {
@@ -60,7 +61,7 @@ describe('the offline answerer on a request of several sentences', () => {
   it('answers the sentence that asks, quoting the figure row, not refusing for the instructions around it', () => {
     const request =
       "What is Contoso's FY2018 capital expenditure? Answer in USD millions. Respond by assuming the perspective of an investment analyst relying only on the details shown in the statement of cash flows.";
-    const answer = answerFromPassages(request, passages.map((p, i) => ({ marker: i + 1, text: p.text, source: p.source, document: p.source.split(', page')[0] })));
+    const answer = answerFromPassages(analyseQuestion(request), passages.map((p, i) => ({ marker: i + 1, text: p.text, source: p.source, document: p.source.split(', page')[0] })));
     expect(answer.refused).toBe(false);
     expect(answer.text).toContain('1,577');
     expect(answer.markers).toContain(1);

@@ -4,6 +4,7 @@ import { answerFromPassages, createOfflineModel, detectQuestionType, extractCite
 import { buildAnswerPrompt, NOT_FOUND_ANSWER } from '../../src/ai/prompts';
 import { TESLA_CASES, TESLA_PASSAGES, ZEPHYR_CASES, ZEPHYR_PASSAGES } from './kb-fixture';
 import { cpuMsOfAsync } from '../infra/cpu-time';
+import { analyseQuestion } from '../../src/answering/analyse-question';
 
 const model = createOfflineModel();
 
@@ -24,14 +25,14 @@ describe('offline answerer', () => {
 
   it('cites real passage markers, not positions', () => {
     const renumbered = ZEPHYR_PASSAGES.map((p, i) => ({ ...p, marker: 10 + i }));
-    const a = answerFromPassages('How much does the Zephyr-9 weigh?', renumbered);
+    const a = answerFromPassages(analyseQuestion('How much does the Zephyr-9 weigh?'), renumbered);
     expect(a.text).toContain('4.2 kilograms without its payload [10].');
     expect(a.markers).toEqual([10]);
   });
 
   it('is robust to passage order', () => {
     const reversed = [...ZEPHYR_PASSAGES].reverse();
-    const a = answerFromPassages('When was the Zephyr-9 first unveiled?', reversed);
+    const a = answerFromPassages(analyseQuestion('When was the Zephyr-9 first unveiled?'), reversed);
     expect(a.text).toContain('June 2021 [1].');
   });
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { stem } from '../../src/text/porter';
 import { passageSupport, relatedWords } from '../../src/answering/offline/support';
 import { concept, questionContent, readingIn, splitSentences, tokenize } from '../../src/text/tokens';
+import { analyseQuestion } from '../../src/answering/analyse-question';
 
 describe('stem (Porter)', () => {
   it.each([
@@ -65,7 +66,7 @@ describe('questionContent', () => {
 
   it('is what the refusal gate covers: a passage holding the Zephyr-9 and flying covers "How long can the Zephyr-9 fly?"', () => {
     // Coverage alone (no cosine, no BM25): "long" counted once, and the widget's follow-up was refused.
-    expect(passageSupport('How long can the Zephyr-9 fly?', [{ text: 'The Zephyr-9 can fly for 47 minutes on a single battery charge.' }])).toEqual([1]);
+    expect(passageSupport(analyseQuestion('How long can the Zephyr-9 fly?'), [{ text: 'The Zephyr-9 can fly for 47 minutes on a single battery charge.' }])).toEqual([1]);
   });
 
   it('leaves out the words that ask for a name or a kind in other languages too, as "name" and "called" in English', () => {
@@ -141,9 +142,9 @@ describe('related words, where support reads words alone', () => {
 
   it('counts a question word a passage holds in another form', () => {
     const passage = [{ text: 'Der Kundendienst der Stadtwerke ist werktags bis 18 Uhr für alle Stromkunden erreichbar, während die Störungsstelle rund um die Uhr besetzt ist.' }];
-    const [support] = passageSupport('Wann ist der Dienst für Kunden der Stadtwerke erreichbar?', passage);
+    const [support] = passageSupport(analyseQuestion('Wann ist der Dienst für Kunden der Stadtwerke erreichbar?'), passage);
     expect(support).toBe(1);
     // English too: "classification" is held by "classified", which its stemmer leaves apart.
-    expect(passageSupport('What is the classification?', [{ text: 'It was classified in 1990.' }])[0]).toBeGreaterThan(0);
+    expect(passageSupport(analyseQuestion('What is the classification?'), [{ text: 'It was classified in 1990.' }])[0]).toBeGreaterThan(0);
   });
 });

@@ -17,6 +17,7 @@ import { runQueuedJobs } from '../helpers/jobs';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 import { uploadFile } from '../helpers/upload';
 import { pdfWithPages, type PdfLine } from '../ingest/pdf-fixture';
+import { analyseQuestion } from '../../src/answering/analyse-question';
 
 describe('figurePageBonuses', () => {
   const stats = { lexicalMean: 1, lexicalSd: 1, denseMean: 0.2, denseSd: 0.1 };
@@ -84,10 +85,10 @@ describe('withinChosenDocument', () => {
   });
 
   it('asks for figures unless the question asks who, when, where or why', () => {
-    expect(asksForFigures('What is the daily meal allowance in Zurich?')).toBe(true);
-    expect(asksForFigures('How much is the hotel limit in Oslo?')).toBe(true);
-    expect(asksForFigures('Who approves travel exceptions?')).toBe(false);
-    expect(asksForFigures('When was the travel policy last revised?')).toBe(false);
+    expect(asksForFigures(analyseQuestion('What is the daily meal allowance in Zurich?'))).toBe(true);
+    expect(asksForFigures(analyseQuestion('How much is the hotel limit in Oslo?'))).toBe(true);
+    expect(asksForFigures(analyseQuestion('Who approves travel exceptions?'))).toBe(false);
+    expect(asksForFigures(analyseQuestion('When was the travel policy last revised?'))).toBe(false);
   });
 });
 
@@ -245,7 +246,7 @@ describe('a long page that matches a question not asking for figures', () => {
     const { kb } = await pdfKb('Approvals', { 'approval.pdf': doc, 'handbook.pdf': other });
 
     const question = 'Who gives travel approval?';
-    expect(asksForFigures(question)).toBe(false);
+    expect(asksForFigures(analyseQuestion(question))).toBe(false);
     const retrieval = await retrieve(t.deps, kb, question, { topK: 4 });
     const places = retrieval.chunks.map((c) => `${c.filename}:${c.page}`);
     // Four places: the long page once, the other pages of both documents that match.

@@ -23,11 +23,11 @@ import { answerLanguage } from '../../text/language';
 import { alreadySaidPenalty } from './already-said';
 import { documentPeriodFit } from './document-period';
 import { findPeriods, type Period } from '../../text/periods';
-import { askingPart } from './support';
+import type { QuestionAnalysis, QuestionType } from '../question';
 import { figureAdjustment, holdsFigure, pickFigureSentence } from './figures';
-import { MONTHS, WEEKDAYS, STOPWORDS, isFieldOrRow, isNumberWord, questionContent, readingIn, splitSentences, tokenize, withWrittenTerms, type Token } from '../../text/tokens';
+import { MONTHS, WEEKDAYS, STOPWORDS, isFieldOrRow, isNumberWord, readingIn, splitSentences, tokenize, withWrittenTerms, type Token } from '../../text/tokens';
 
-export type QuestionType = 'date' | 'duration' | 'number' | 'person' | 'place' | 'reason' | 'other';
+export type { QuestionType };
 
 export interface AnswerOptions {
   /** Minimum share of the question's IDF mass a sentence must cover; below it the answer is a refusal. */
@@ -331,16 +331,17 @@ function decorate(sentence: string, marker: number, first: boolean): string {
 }
 
 /** The answer, read in the language of the question and its best passage (stems, stop words, the refusal sentence). */
-export function answerFromPassages(request: string, passages: AnswerPassage[], options: AnswerOptions = {}): OfflineAnswer {
-  const language = answerLanguage(request, passages.map((p) => p.text));
+export function answerFromPassages(request: QuestionAnalysis, passages: AnswerPassage[], options: AnswerOptions = {}): OfflineAnswer {
+  const language = answerLanguage(request.text, passages.map((p) => p.text));
   return readingIn(language, () => answerIn(language, request, passages, options));
 }
 
-function answerIn(language: string | null, request: string, passages: AnswerPassage[], options: AnswerOptions): OfflineAnswer {
+function answerIn(language: string | null, request: QuestionAnalysis, passages: AnswerPassage[], options: AnswerOptions): OfflineAnswer {
   // A request of several sentences is answered for the sentence that asks; the others say how to answer.
-  const question = askingPart(request);
+  const asked = request.asking;
+  const question = asked.text;
   const opts = { ...DEFAULTS, ...(wantsSeveralSentences(question) ? LIST_OPTIONS : {}), ...options };
-  const questionType = detectQuestionType(question);
+  const questionType = asked.type;
   const refusal = (ranked: ScoredSentence[]): OfflineAnswer => ({
     text: notFoundAnswer(language),
     markers: [],
@@ -349,10 +350,10 @@ function answerIn(language: string | null, request: string, passages: AnswerPass
     ranked,
   });
 
-  const qTokens = tokenize(question);
-  const askedPeriods = findPeriods(question);
+  const qTokens = asked.tokens(language);
+  const askedPeriods = asked.mentions;
   const qLower = new Set(qTokens.map((t) => t.lower));
-  const qContent = questionContent(qTokens);
+  const qContent = asked.content(language);
   const qTerms = [...new Set(qContent.map((t) => t.stem))];
   if (qTerms.length === 0 || passages.length === 0) return refusal([]);
 
@@ -395,14 +396,14 @@ function answerIn(language: string | null, request: string, passages: AnswerPass
   // A passage whose document is of another period than the one the question names, where another
   // passage's document is of that period, is another report: its sentences are not the answer
   // (document-period.ts; "FY2022" is in no passage, "fiscal year 2022" in the source line of some).
-  const periodFit = documentPeriodFit(question, passages.map((p) => p.source));
+  const periodFit = documentPeriodFit(asked, passages.map((p) => p.source));
   const knownFits = periodFit.filter((f): f is number => f !== null);
   const bestPeriodFit = Math.max(0, ...knownFits);
   // Likewise a passage whose document (or text) lacks a number, period or name the question gives,
   // where another passage's has it, is about another company or period; the question's periods
   // count as words here only when the documents' periods do not tell the passages apart.
   const periodsTell = knownFits.some((f) => f < bestPeriodFit);
-  const periodTokens = new Set(periodsTell ? findPeriods(question).flatMap((m) => qTokens.filter((t) => t.start >= m.start && t.end <= m.end)) : []);
+  const periodTokens = new Set(periodsTell ? askedPeriods.flatMap((m) => qTokens.filter((t) => t.start >= m.start && t.end <= m.end)) : []);
   const specs = specifiers(qTokens.filter((t) => !periodTokens.has(t)));
   // Counted over the passage's document, not the passage: a report's cause page names neither the
   // place nor the date its cover does, and is the same report.

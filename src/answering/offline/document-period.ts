@@ -8,7 +8,8 @@
  * retrieval chose for the period, not a look-alike sentence of another year's report.
  */
 import { sourceDocument } from '../../ai/prompts';
-import { findPeriods, latestPeriod, periodMatch, questionPeriods, resolveRelative, type Period } from '../../text/periods';
+import { findPeriods, latestPeriod, periodMatch, resolveRelative, type Period } from '../../text/periods';
+import type { QuestionAnalysis } from '../question';
 
 const order = (p: Period) => (p.year ?? 0) * 10 + (p.quarter ?? 0);
 
@@ -28,11 +29,11 @@ function documentTitle(source: string | undefined): string {
  * passage when the question names no period, no document names one, or the question asks for "the
  * latest" while some document's period is unknown (that one may be the latest).
  */
-export function documentPeriodFit(question: string, sources: ReadonlyArray<string | undefined>): Array<number | null> {
+export function documentPeriodFit(question: QuestionAnalysis, sources: ReadonlyArray<string | undefined>): Array<number | null> {
   const none = sources.map(() => null);
   const periodsOf = sources.map((s) => findPeriods(documentTitle(s), { lenient: true }));
   if (periodsOf.every((ps) => ps.length === 0)) return none;
-  const asked = questionPeriods(question);
+  const asked = question.periods;
   let wanted: Period[] = [...asked.named, ...asked.guidedBy];
   if (wanted.length === 0 && asked.relative.length > 0) {
     if (periodsOf.some((ps) => ps.length === 0)) return none;

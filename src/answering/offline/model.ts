@@ -25,6 +25,7 @@ import type {
 } from '@ai-sdk/provider';
 import { NOT_FOUND_ANSWER, parseAnswerPrompt, parseCondensePrompt, type PlainMessage } from '../../ai/prompts';
 import { answerFromPassages, type AnswerOptions } from './answerer';
+import { analyseQuestion } from '../analyse-question';
 import { condenseQueryOffline } from './condense-query';
 
 export interface OfflineModelOptions {
@@ -80,7 +81,7 @@ export class OfflineLanguageModel implements LanguageModelV2 {
     if (answer) {
       // The latest answer only: "what else" asks past what was just said.
       const previousAnswers = answer.history.filter((t) => t.role === 'assistant').slice(-1).map((t) => t.content);
-      return { task: 'answer', text: answerFromPassages(answer.question, answer.passages, { previousAnswers, ...this.answerOptions }).text, inputText };
+      return { task: 'answer', text: answerFromPassages(analyseQuestion(answer.question), answer.passages, { previousAnswers, ...this.answerOptions }).text, inputText };
     }
     return { task: 'unknown', text: NOT_FOUND_ANSWER, inputText };
   }

@@ -23,6 +23,7 @@ import { sourceDocument } from '../../ai/prompts';
 import { findPeriods, withoutPeriods } from '../../text/periods';
 import { answerLanguage, type Language } from '../../text/language';
 import { MONTHS, WEEKDAYS, questionContent, readingIn, splitSentences, tokenize, withWrittenTerms } from '../../text/tokens';
+import type { QuestionAnalysis } from '../question';
 
 export const MIN_SUPPORT = 1.75;
 /** namedDocumentCoverage a question naming a retrieved document needs: on the tuning half of the filings of bench/reports 0.3-0.6 answer the same filings; 0.3 also answers one more earnings-call question rightly, while that set's unanswerable question stays refused. */
@@ -85,8 +86,9 @@ export type SupportPassage = {
 
 type SupportParts = { terms: number; passages: Array<{ coverage: number; support: number }> };
 
-function supportParts(question: string, passages: SupportPassage[], lexicalCeiling: number, scale: SupportScale): SupportParts {
-  const qTokens = questionContent(tokenize(question));
+/** `language`: the one the passages are read in (readingPassages). */
+function supportParts(question: QuestionAnalysis, language: Language | null, passages: SupportPassage[], lexicalCeiling: number, scale: SupportScale): SupportParts {
+  const qTokens = question.content(language);
   const qTerms = [...new Set(qTokens.map((t) => t.stem))];
   if (qTerms.length === 0) return { terms: 0, passages: passages.map(() => ({ coverage: 0, support: 0 })) };
   const sentenceStems: Array<Set<string>> = [];
@@ -124,13 +126,13 @@ function supportParts(question: string, passages: SupportPassage[], lexicalCeili
 }
 
 /** The language the question and the passages are read in (their stems and stop words), as the answerer reads them. */
-function readingPassages<T>(question: string, passages: SupportPassage[], fn: (language: Language | null) => T): T {
-  const language = answerLanguage(question, passages.map((p) => p.text));
+function readingPassages<T>(question: QuestionAnalysis, passages: SupportPassage[], fn: (language: Language | null) => T): T {
+  const language = answerLanguage(question.text, passages.map((p) => p.text));
   return readingIn(language, () => fn(language));
 }
 
-export function passageSupport(question: string, passages: SupportPassage[], lexicalCeiling = 0): number[] {
-  return readingPassages(question, passages, (language) => supportParts(question, passages, lexicalCeiling, supportScale(language)).passages.map((p) => p.support));
+export function passageSupport(question: QuestionAnalysis, passages: SupportPassage[], lexicalCeiling = 0): number[] {
+  return readingPassages(question, passages, (language) => supportParts(question, language, passages, lexicalCeiling, supportScale(language)).passages.map((p) => p.support));
 }
 
 export interface SupportVerdict {
@@ -154,16 +156,16 @@ export interface SupportVerdict {
  * question is low). No question of the benchmarks that the threshold refuses has such a
  * passage, off-topic or answerable, so this answers small KBs without letting off-topic through.
  */
-export function supportVerdict(question: string, passages: SupportPassage[], lexicalCeiling = 0): SupportVerdict {
-  return readingPassages(question, passages, (language) => verdictOf(question, passages, lexicalCeiling, supportScale(language)));
+export function supportVerdict(question: QuestionAnalysis, passages: SupportPassage[], lexicalCeiling = 0): SupportVerdict {
+  return readingPassages(question, passages, (language) => verdictOf(question, language, passages, lexicalCeiling, supportScale(language)));
 }
 
-function verdictOf(question: string, passages: SupportPassage[], lexicalCeiling: number, scale: ReturnType<typeof supportScale>): SupportVerdict {
-  const asking = askingPart(question);
-  const { terms, passages: parts } = supportParts(asking, passages, lexicalCeiling, scale);
+function verdictOf(question: QuestionAnalysis, language: Language | null, passages: SupportPassage[], lexicalCeiling: number, scale: ReturnType<typeof supportScale>): SupportVerdict {
+  const asking = question.asking;
+  const { terms, passages: parts } = supportParts(asking, language, passages, lexicalCeiling, scale);
   const fullCoverage = terms >= 2 && parts.some((p) => p.coverage >= 1 - 1e-9);
   const bestSupport = Math.max(0, ...parts.map((p) => p.support));
-  const named = namedDocumentCoverage(asking, passages);
+  const named = namedDocumentCoverage(asking.text, passages);
   return {
     covered: fullCoverage || bestSupport >= scale.minSupport || named.coverage >= MIN_NAMED_DOCUMENT_COVERAGE,
     bestSupport,
@@ -238,6 +240,6 @@ export function namedDocumentCoverage(question: string, passages: SupportPassage
   return best;
 }
 
-export function passagesCoverQuestion(question: string, passages: SupportPassage[], lexicalCeiling = 0): boolean {
+export function passagesCoverQuestion(question: QuestionAnalysis, passages: SupportPassage[], lexicalCeiling = 0): boolean {
   return supportVerdict(question, passages, lexicalCeiling).covered;
 }

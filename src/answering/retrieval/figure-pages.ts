@@ -37,8 +37,7 @@
 import { sql } from 'kysely';
 import type { AnsweringDeps } from '../deps';
 import type { DocumentId, KbId } from '../../ids';
-import { askingPart } from '../offline/support';
-import { detectQuestionType } from '../offline/answerer';
+import type { QuestionAnalysis } from '../question';
 import { bm25Sql, lengthNormSql, type LexicalQuery } from './lexical-search';
 import { enabledChunkSql, queryVectorSql, similaritySql, type QueryVector } from './vector-search';
 import type { FusionWeights } from './fuse';
@@ -50,8 +49,8 @@ export const FIGURE_PAGE_WEIGHT = 1.0;
 const FIGURE_PATTERN = String.raw`(?<![[:alnum:]-])[$€£¥]?[0-9][0-9,]*(?:\.[0-9]+)?%?(?![[:alnum:]-])`;
 
 /** Whether a question asks for something a page of figures can hold: not who, when, where or why. */
-export function asksForFigures(question: string): boolean {
-  const type = detectQuestionType(askingPart(question));
+export function asksForFigures(question: QuestionAnalysis): boolean {
+  const type = question.asking.type;
   return type !== 'person' && type !== 'date' && type !== 'place' && type !== 'reason';
 }
 

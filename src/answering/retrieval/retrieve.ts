@@ -11,6 +11,8 @@ import type { ChunkId, DocumentId, KbId } from '../../ids';
 import { DEFAULT_FUSION, fusedScoreSql, publishedScore, type Candidate, type FusionWeights } from './fuse';
 import { bm25Sql, candidateSql, generatorQuery, kbLanguages, lengthNormSql, lexicalQuery, type LexicalQuery } from './lexical-search';
 import { questionLanguage, type Language } from '../../text/language';
+import { analyseQuestion } from '../analyse-question';
+import type { QuestionAnalysis } from '../question';
 import { documentEvidence } from './document-evidence';
 import { aboutDocument, titleBoosts } from './title-boost';
 import type { DocumentIdentity } from '../../ingest/document-identity';
@@ -49,6 +51,8 @@ export type Retrieval = {
   lexicalCeiling?: number;
   /** The question's language (text/language.ts), which its words were stemmed in; absent where a retrieval is built by hand. */
   language?: Language;
+  /** The question retrieval searched, analysed (question.ts), for the gate and the answerer to read on; absent where a retrieval is built by hand. */
+  question?: QuestionAnalysis;
   /**
    * The top k as ranked, when the order `chunks` shows changed it (the figure-page order within the
    * chosen document, each page once before any page twice: figure-pages.ts). The offline answerer
@@ -270,6 +274,7 @@ export async function retrieve(
   const embedded = provider ? provider.embedQuery(query).catch((err) => (deps.logger.warn({ err }, 'query embedding failed; full-text only'), null)) : null;
   // The question's words are read in its language, chosen among the KB's documents' languages.
   const language = questionLanguage(query, await kbLanguages(deps.db, kb.id));
+  const question = analyseQuestion(query);
   const [about, lexical, embedding] = await Promise.all([
     documentsAbout(deps.db, kb.id),
     mode === 'dense' ? null : lexicalQuery(deps.db, kb.id, query, language),
@@ -280,7 +285,7 @@ export async function retrieve(
   // Stage one: which documents the question names, by their titles and identities over the whole KB.
   const docBoost = new Map<string, number>();
   if (about) {
-    const boosts = titleBoosts(query, about.map((d) => d.about), {
+    const boosts = titleBoosts(question, about.map((d) => d.about), {
       universe: about.map((d) => d.about),
       cover: about.map((d) => d.cover),
       periods: about.map((d) => d.period),
@@ -305,7 +310,7 @@ export async function retrieve(
   // (a KB of very many documents), among the candidates' documents.
   const boosts = about
     ? fusedRows.map((r) => docBoost.get(r.document_id) ?? 0)
-    : titleBoosts(query, fusedRows.map((r) => aboutDocument(r.title, r.identity)), { periods: fusedRows.map((r) => r.identity?.period ?? null) });
+    : titleBoosts(question, fusedRows.map((r) => aboutDocument(r.title, r.identity)), { periods: fusedRows.map((r) => r.identity?.period ?? null) });
   const titled = fusedRows.map((r, i) => ({ ...r, fused: r.fused + boosts[i]! }));
   const evidence = documentEvidence(titled);
   const ranked = titled
@@ -313,7 +318,7 @@ export async function retrieve(
     .sort((a, b) => b.fused - a.fused || (a.id < b.id ? -1 : 1));
   const first = ranked[0];
   const confident = first !== undefined && (first.lexical_hits > 0 || first.best_similarity >= MIN_DENSE_WITHOUT_LEXICAL);
-  const figures = first !== undefined && named.includes(first.document_id) && asksForFigures(query);
+  const figures = first !== undefined && named.includes(first.document_id) && asksForFigures(question);
   const shown = figures
     ? await withFigurePages(deps.db, kb.id, { ranked, topK: opts.topK, lexical, vector, weights, weight: opts.figurePageWeight ?? FIGURE_PAGE_WEIGHT })
     : onePassagePerPage(ranked, opts.topK);
@@ -326,7 +331,7 @@ export async function retrieve(
     .filter((r) => !shownIds.has(r.id))
     .map(toRetrievedChunk);
   timer();
-  return { chunks, confident, lexicalCeiling: lexical?.ceiling ?? 0, language, following, ...(reordered ? { ranked: plain.map(toRetrievedChunk) } : {}) };
+  return { chunks, confident, lexicalCeiling: lexical?.ceiling ?? 0, language, question, following, ...(reordered ? { ranked: plain.map(toRetrievedChunk) } : {}) };
 }
 
 type RankedRow = SearchRow & { offset: number };

@@ -15,7 +15,8 @@
  */
 import { contentStems } from '../../text/tokens';
 import { identityContext, type DocumentIdentity } from '../../ingest/document-identity';
-import { findPeriods, latestPeriod, periodMatch, questionPeriods, resolveRelative, withoutPeriods, type Period } from '../../text/periods';
+import { findPeriods, latestPeriod, periodMatch, resolveRelative, withoutPeriods, type Period, type QuestionPeriods } from '../../text/periods';
+import type { QuestionAnalysis } from '../question';
 
 /** In fused z-score units: the best-matching title's passages move up by this much. */
 export const TITLE_BOOST = 1.0;
@@ -34,7 +35,7 @@ export function aboutDocument(title: string | null, identity: DocumentIdentity |
 }
 
 /**
- * Per title, how much its passages move up for `query`. `universe`: every document title of the KB
+ * Per title, how much its passages move up for `question`. `universe`: every document title of the KB
  * (each document once), over which a word's specificity is counted; without it, the distinct
  * titles given. Counting over the whole KB, not over the candidates only, is what keeps a word that
  * every document shares (cover-page boilerplate, the one company of a KB of its calls) at no weight
@@ -54,7 +55,7 @@ export function aboutDocument(title: string | null, identity: DocumentIdentity |
  * words name none (every call of one company), the period alone decides, as before.
  */
 export function titleBoosts(
-  query: string,
+  question: QuestionAnalysis,
   titles: Array<string | null>,
   opts: { universe?: Array<string | null>; cover?: Array<string | null>; periods?: Array<string | null> } = {},
 ): number[] {
@@ -71,14 +72,14 @@ export function titleBoosts(
     const t = universe[i];
     if (t && p && !statedOf.has(t)) statedOf.set(t, p);
   });
-  const asked = questionPeriods(query);
+  const asked = question.periods;
   const writtenOf = new Map(distinct.map((t) => [t, findPeriods(t, { lenient: true })]));
   // A document that states its period (the cover's "for the fiscal year ended December 31, 2022")
   // is of that period only; the other dates of its title are as often when it was filed ("Form
   // 10-K filed 02/09/2023" is the 2022 report, not a 2023 one).
   const periodsOf = new Map(distinct.map((t) => [t, statedOf.has(t) ? findPeriods(statedOf.get(t)!, { lenient: true }) : writtenOf.get(t)!]));
   const words = wordBoosts(
-    withoutPeriods(query, asked.named),
+    withoutPeriods(question.text, asked.named),
     distinct.map((t) => ({ title: t, words: withoutPeriods(t, writtenOf.get(t)!), cover: coverOf.get(t) ?? '' })),
   );
   const periods = periodBoosts(asked, periodsOf);
@@ -91,7 +92,7 @@ export function titleBoosts(
   });
 }
 
-function periodBoosts(asked: ReturnType<typeof questionPeriods>, periodsOf: Map<string, Period[]>): Map<string, number> {
+function periodBoosts(asked: QuestionPeriods, periodsOf: Map<string, Period[]>): Map<string, number> {
   // The outlook for a period is given in the report before it: both are the question's.
   let wanted: Period[] = [...asked.named, ...asked.guidedBy];
   if (wanted.length === 0 && asked.relative.length > 0) {
