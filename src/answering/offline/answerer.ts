@@ -41,6 +41,13 @@ export interface AnswerOptions {
   leadDocumentBonus?: number;
   /** The conversation's earlier answers: a "what else" follow-up is not answered by repeating them. */
   previousAnswers?: readonly string[];
+  /**
+   * The answerability gate (answer-gate.ts) has already decided that the passages answer: the best
+   * sentence is quoted even when it covers less than `minCoverage` or only the question's topic,
+   * so the answer is not refused a second time by another rule. Sentences only about other periods
+   * than the one asked are still no answer.
+   */
+  quoteBest?: boolean;
 }
 
 export interface ScoredSentence {
@@ -74,6 +81,7 @@ export interface OfflineAnswer {
 
 const DEFAULTS: Required<Omit<AnswerOptions, 'previousAnswers'>> = {
   minCoverage: 0.22,
+  quoteBest: false,
   secondSentenceRatio: 0.8,
   maxSentences: 3,
   maxWords: 90,
@@ -558,7 +566,7 @@ function answerIn(language: string | null, request: QuestionAnalysis, passages: 
     ranked[0]!;
   const bestHoldsFigure = best.text !== '' && holdsFigure(best.text);
   // Only sentences about other periods than the one asked: the passages do not hold the answer.
-  if (best.coverage < opts.minCoverage || !best.focusHit || best.otherPeriod) return refusal(ranked);
+  if (best.otherPeriod || (!opts.quoteBest && (best.coverage < opts.minCoverage || !best.focusHit))) return refusal(ranked);
 
   const flat = (x: ScoredSentence) => x.text.replace(/\s+/g, ' ').trim();
   const chosen: ScoredSentence[] = [best];
