@@ -43,9 +43,9 @@ export interface AnswerOptions {
   previousAnswers?: readonly string[];
   /**
    * The answerability gate (answer-gate.ts) has already decided that the passages answer: the best
-   * sentence is quoted even when it covers less than `minCoverage` or only the question's topic,
-   * so the answer is not refused a second time by another rule. Sentences only about other periods
-   * than the one asked are still no answer.
+   * sentence is quoted even when it covers only the question's topic or less than `minCoverage`
+   * (down to QUOTE_FLOOR of it), so the answer is not refused a second time by another rule.
+   * Sentences only about other periods than the one asked are still no answer.
    */
   quoteBest?: boolean;
 }
@@ -78,6 +78,12 @@ export interface OfflineAnswer {
   /** Best-first, for diagnostics and tests. */
   ranked: ScoredSentence[];
 }
+
+/**
+ * The share of `minCoverage` the best sentence needs once the gate has passed (`quoteBest`): half,
+ * so that a line holding none of the question's words (an id, a page mark) is still no answer.
+ */
+const QUOTE_FLOOR = 0.5;
 
 const DEFAULTS: Required<Omit<AnswerOptions, 'previousAnswers'>> = {
   minCoverage: 0.22,
@@ -566,7 +572,10 @@ function answerIn(language: string | null, request: QuestionAnalysis, passages: 
     ranked[0]!;
   const bestHoldsFigure = best.text !== '' && holdsFigure(best.text);
   // Only sentences about other periods than the one asked: the passages do not hold the answer.
-  if (best.otherPeriod || (!opts.quoteBest && (best.coverage < opts.minCoverage || !best.focusHit))) return refusal(ranked);
+  // Once the gate has passed the passages, a sentence of the topic alone or of low coverage is quoted
+  // rather than refused, but not one that holds almost nothing of the question (an id, a page mark).
+  const tooLittle = best.coverage < (opts.quoteBest ? QUOTE_FLOOR * opts.minCoverage : opts.minCoverage);
+  if (best.otherPeriod || tooLittle || (!opts.quoteBest && !best.focusHit)) return refusal(ranked);
 
   const flat = (x: ScoredSentence) => x.text.replace(/\s+/g, ' ').trim();
   const chosen: ScoredSentence[] = [best];
