@@ -149,8 +149,8 @@ function namesIn(query: string): Set<string> {
 }
 
 /**
- * Names written short in the question: a word of 3–6 capitals ("JPM", "AWW") stands for a name that
- * begins with it ("JPMorgan") or whose words begin with its letters ("American Water Works" for
+ * Names written short in the question: a word of 3–6 capitals ("GLX", "AWW") stands for a name that
+ * begins with it ("GLXtronics") or whose words begin with its letters ("Acme Widget Works" for
  * "AWW"). Mixed case ("VaR") and words with digits are not abbreviations here.
  */
 function abbreviationsIn(query: string): string[] {
