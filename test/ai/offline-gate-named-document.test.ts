@@ -7,7 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { answerFromPassages } from '../../src/answering/offline/answerer';
-import { askingPart, namedDocumentCoverage, supportVerdict, MIN_NAMED_DOCUMENT_COVERAGE } from '../../src/answering/offline/support';
+import { askingPart, namedDocumentCoverage, supportVerdict } from '../../src/answering/offline/support';
+import { MIN_NAMED_DOCUMENT_COVERAGE } from '../../src/answering/calibration';
 import { analyseQuestion } from '../../src/answering/analyse-question';
 
 const FILING = '0000950170-19-000123.pdf, “Contoso Freight plc · Form 10-K · fiscal year ended December 31, 2018”';

@@ -4,7 +4,8 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { candidateGenerators, generatorQuery, RARE_TERM_MAX_DF, type QueryTerm } from '../../src/answering/retrieval/lexical-search';
+import { candidateGenerators, generatorQuery, type QueryTerm } from '../../src/answering/retrieval/lexical-search';
+import { RARE_TERM_MAX_DF } from '../../src/answering/calibration';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 
 const terms = (...dfs: number[]): QueryTerm[] => dfs.map((df, i) => ({ lexeme: `w${i}`, df, idf: 1 }));

@@ -4,7 +4,8 @@
  * is one piece of evidence, so it changes nothing among one-passage documents.
  */
 import { describe, expect, it } from 'vitest';
-import { DOCUMENT_EVIDENCE, documentEvidence } from '../../src/answering/retrieval/document-evidence';
+import { documentEvidence } from '../../src/answering/retrieval/document-evidence';
+import { DOCUMENT_EVIDENCE } from '../../src/answering/calibration';
 
 const rerank = (rows: Array<{ document_id: string; position: number; fused: number }>) => {
   const e = documentEvidence(rows);

@@ -26,6 +26,7 @@ import { findPeriods, type Period } from '../../text/periods';
 import type { QuestionAnalysis, QuestionType } from '../question';
 import { figureAdjustment, figureMeasures, holdsFigure, pickFigureSentence } from './figures';
 import { MONTHS, WEEKDAYS, STOPWORDS, isFieldOrRow, isNumberWord, readingIn, splitSentences, tokenize, withWrittenTerms, type Token } from '../../text/tokens';
+import { ANAPHORIC_CARRY, ANSWER_DEFAULTS, HEADING_PENALTY, LIST_ANSWER, PREVIOUS_CARRY, QUOTE_FLOOR_SHARE } from '../calibration';
 
 export type { QuestionType };
 
@@ -44,7 +45,7 @@ export interface AnswerOptions {
   /**
    * The answerability gate (answer-gate.ts) has already decided that the passages answer: the best
    * sentence is quoted even when it covers only the question's topic or less than `minCoverage`
-   * (down to QUOTE_FLOOR of it), so the answer is not refused a second time by another rule.
+   * (down to QUOTE_FLOOR_SHARE of it), so the answer is not refused a second time by another rule.
    * Sentences only about other periods than the one asked are still no answer.
    */
   quoteBest?: boolean;
@@ -79,23 +80,7 @@ export interface OfflineAnswer {
   ranked: ScoredSentence[];
 }
 
-/**
- * The share of `minCoverage` the best sentence needs once the gate has passed (`quoteBest`): half,
- * so that a line holding none of the question's words (an id, a page mark) is still no answer.
- */
-const QUOTE_FLOOR = 0.5;
-
-const DEFAULTS: Required<Omit<AnswerOptions, 'previousAnswers'>> = {
-  minCoverage: 0.22,
-  quoteBest: false,
-  secondSentenceRatio: 0.8,
-  maxSentences: 3,
-  maxWords: 90,
-  // Retrieval ranks documents by the period, name and passages they hold (title-boost.ts,
-  // document-evidence.ts): the first passage's document is more often the right one than the
-  // sentence matcher alone can tell. Measured 0.05-0.15 on the earnings-call questions of bench/reports.
-  leadDocumentBonus: 0.1,
-};
+const DEFAULTS: Required<Omit<AnswerOptions, 'previousAnswers'>> = { ...ANSWER_DEFAULTS, quoteBest: false };
 
 /** "List/summarise all...", "what types of...", "X and what was Y": an answer of several sentences, from several passages. */
 const LIST_CUES =
@@ -104,7 +89,6 @@ const MULTI_PART = /\band\s+(?:what|how|why|when|where|which|who)\b|\?.+\?/i;
 export function wantsSeveralSentences(question: string): boolean {
   return LIST_CUES.test(question) || MULTI_PART.test(question);
 }
-const LIST_OPTIONS: Partial<AnswerOptions> = { secondSentenceRatio: 0.6, maxSentences: 5, maxWords: 170 };
 
 /**
  * What the question names that a passage's document must be about: numbers and periods ("Q2",
@@ -171,15 +155,9 @@ const PLACE_PREPS = new Set(['in', 'at', 'from', 'near', 'to', 'into', 'across',
 const CONNECTIVES =
   /^(?:however|moreover|furthermore|additionally|in addition|also|thus|therefore|hence|consequently|meanwhile|nevertheless|nonetheless|instead|indeed|likewise|similarly|besides|still|but|and|so|then)\s*,?\s+/i;
 
-// How much of a question word in the previous sentence counts for this one: a sentence that opens
-// with a pronoun or demonstrative continues its predecessor's subject ("The class P is seen as ...
-// This hypothesis is called the Cobham–Edmonds thesis."). Measured on 500 of the
-// general-knowledge questions of bench/quality: 0.35 (as for any sentence) 357 answered, 0.5 358,
-// 0.7 360, 0.8-0.9 361, 1.0 360.
-const PREVIOUS_CARRY = 0.35;
-/** A heading's score is lowered this much: below a sentence of its passage that covers the question as well. */
-const HEADING_PENALTY = 0.3;
-const ANAPHORIC_CARRY = 0.8;
+// A sentence that opens with a pronoun or demonstrative continues its predecessor's subject ("The
+// Harbour Tribunal was set up in 1998. It has eleven members."): it carries ANAPHORIC_CARRY of the
+// previous sentence's question words, any other sentence PREVIOUS_CARRY.
 const ANAPHORIC_START = /^(?:this|these|that|those|it|its|he|his|she|her|they|their|such)$/;
 
 interface SentenceInfo {
@@ -354,7 +332,7 @@ function answerIn(language: string | null, request: QuestionAnalysis, passages: 
   // A request of several sentences is answered for the sentence that asks; the others say how to answer.
   const asked = request.asking;
   const question = asked.text;
-  const opts = { ...DEFAULTS, ...(wantsSeveralSentences(question) ? LIST_OPTIONS : {}), ...options };
+  const opts = { ...DEFAULTS, ...(wantsSeveralSentences(question) ? LIST_ANSWER : {}), ...options };
   const questionType = asked.type;
   const refusal = (ranked: ScoredSentence[]): OfflineAnswer => ({
     text: notFoundAnswer(language),
@@ -576,7 +554,7 @@ function answerIn(language: string | null, request: QuestionAnalysis, passages: 
   // Only sentences about other periods than the one asked: the passages do not hold the answer.
   // Once the gate has passed the passages, a sentence of the topic alone or of low coverage is quoted
   // rather than refused, but not one that holds almost nothing of the question (an id, a page mark).
-  const tooLittle = best.coverage < (opts.quoteBest ? QUOTE_FLOOR * opts.minCoverage : opts.minCoverage);
+  const tooLittle = best.coverage < (opts.quoteBest ? QUOTE_FLOOR_SHARE * opts.minCoverage : opts.minCoverage);
   if (best.otherPeriod || tooLittle || (!opts.quoteBest && !best.focusHit)) return refusal(ranked);
 
   const flat = (x: ScoredSentence) => x.text.replace(/\s+/g, ' ').trim();

@@ -17,17 +17,11 @@
  */
 import { findPeriods, withoutPeriods } from '../../text/periods';
 import type { Token } from '../../text/tokens';
+import { FIGURE_BONUS, MEASURE_REACH, MEASURE_SHARE, NO_FIGURE_PENALTY } from '../calibration';
 
 const NOT_A_FIGURE_QUESTION = /^\s*(?:who|whom|whose|when|where|why)\b/i;
 // A standalone number: currency, thousands separators, decimals, percent; not glued to letters or hyphens.
 const NUMBER = /(?<![\p{L}\d-])[$€£¥]?\d[\d,]*(?:\.\d+)?\s?%?(?![\p{L}\d-])/u;
-
-const NO_FIGURE_PENALTY = 0.35;
-const FIGURE_BONUS = 0.1;
-/** Words after a label within which its figure stands: "Net cash used for capital expenditures (1,577)". */
-const LABEL_REACH = 6;
-/** The share of the question's unnamed words that must be measures for it to ask for a figure. */
-const MEASURE_SHARE = 0.5;
 
 /** Whether a sentence gives a number beyond the periods it names. */
 export function holdsFigure(sentence: string): boolean {
@@ -36,7 +30,7 @@ export function holdsFigure(sentence: string): boolean {
 
 /**
  * The question's measures: of `terms` (the stems of the words it asks about, its names aside), those
- * some sentence writes a figure after, within LABEL_REACH words. Empty when the question is not a
+ * some sentence writes a figure after, within MEASURE_REACH words. Empty when the question is not a
  * figure question (fewer than MEASURE_SHARE of `terms`, or it asks who, when, where or why).
  */
 export function figureMeasures(question: string, terms: readonly string[], sentences: ReadonlyArray<{ text: string; tokens: readonly Token[] }>): string[] {
@@ -46,7 +40,7 @@ export function figureMeasures(question: string, terms: readonly string[], sente
   for (const s of sentences)
     s.tokens.forEach((t, i) => {
       if (!wanted.has(t.stem) || found.has(t.stem) || i === s.tokens.length - 1) return;
-      const end = s.tokens[Math.min(i + LABEL_REACH, s.tokens.length - 1)]!.end;
+      const end = s.tokens[Math.min(i + MEASURE_REACH, s.tokens.length - 1)]!.end;
       if (holdsFigure(s.text.slice(t.end, end))) found.add(t.stem);
     });
   const measures = terms.filter((t) => found.has(t));

@@ -14,21 +14,16 @@
  * missing or absent from the KB, and the passage means something else. The question is covered
  * when the best passage reaches MIN_SUPPORT.
  *
- * Calibrated on the earnings-call questions, a sample of the general-knowledge questions and 25
- * off-topic questions against four corpora with the offline embeddings, checked on 25 held-out
- * off-topic questions (bench/reports, bench/lib/off-topic.ts); the scale of another embedding model's
- * cosines differs, so the gate is only for the offline answerer (an LLM judges relevance itself).
+ * The weights and thresholds are calibrated with the offline embeddings (calibration.ts); another
+ * embedding model's cosines are on another scale, so the gate is only for the offline answerer (an
+ * LLM judges relevance itself).
  */
 import { sourceDocument } from '../../ai/prompts';
 import { findPeriods, withoutPeriods } from '../../text/periods';
 import { answerLanguage, type Language } from '../../text/language';
 import { MONTHS, WEEKDAYS, questionContent, readingIn, splitSentences, tokenize, withWrittenTerms } from '../../text/tokens';
 import type { QuestionAnalysis } from '../question';
-
-export const MIN_SUPPORT = 1.75;
-/** namedDocumentCoverage a question naming a retrieved document needs: on the tuning half of the filings of bench/reports 0.3-0.6 answer the same filings; 0.3 also answers one more earnings-call question rightly, while that set's unanswerable question stays refused. */
-export const MIN_NAMED_DOCUMENT_COVERAGE = 0.3;
-const DENSE_WEIGHT = 2;
+import { DENSE_WEIGHT, MIN_NAMED_DOCUMENT_COVERAGE, MIN_SUPPORT, WORDS_ONLY_LEXICAL_WEIGHT, WORDS_ONLY_MIN_SUPPORT } from '../calibration';
 
 /**
  * The offline embedding is an English model: other languages' text has no meaning to it, and its
@@ -37,15 +32,8 @@ const DENSE_WEIGHT = 2;
  * on their words alone: coverage (0-1) plus WORDS_ONLY_LEXICAL_WEIGHT times the BM25 share, covered
  * from WORDS_ONLY_MIN_SUPPORT. The BM25 share weighs most because it is the one part that knows the
  * whole KB: its ceiling counts a question word the KB lacks at full IDF, which is what an off-topic
- * question has, while coverage only compares the retrieved passages with each other. Chosen on the
- * tuning halves of the zh, de and es questions of bench/languages (questions of even-numbered
- * paragraphs) and their tuning off-topic lists (bench/lib/off-topic.ts), over weights 1-6, as the
- * threshold that refuses fewest answerable questions while answering at most 1 of 25 off-topic
- * ones in each language; the odd half and the held-out off-topic lists report it.
+ * question has, while coverage only compares the retrieved passages with each other.
  */
-export const WORDS_ONLY_MIN_SUPPORT = 1.4;
-export const WORDS_ONLY_LEXICAL_WEIGHT = 4;
-
 type SupportScale = { denseWeight: number; lexicalWeight: number; minSupport: number };
 
 /** How support is weighed for passages read in a language: with the cosine in English, on words alone in the others. */

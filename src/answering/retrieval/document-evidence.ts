@@ -13,11 +13,7 @@
  * no document has two separate passages among the best candidates, the ranking and scores stay
  * exactly as fused (documents of one or two chunks).
  */
-
-/** In fused z-score units: the passages of the document with the most evidence move up this much. */
-export const DOCUMENT_EVIDENCE = 0.5;
-/** How many of the best candidates count as evidence (measured: 5 above 10; docs/retrieval.md). */
-export const EVIDENCE_CANDIDATES = 5;
+import { DOCUMENT_EVIDENCE, EVIDENCE_CANDIDATES } from '../calibration';
 
 export function documentEvidence(rows: Array<{ document_id: string; position: number; fused: number }>): number[] {
   const best = [...rows].sort((a, b) => b.fused - a.fused).slice(0, EVIDENCE_CANDIDATES);

@@ -21,13 +21,13 @@
  * candidate's normalisation.
  *
  * Within that order, each page's best passage comes before any page's second (onePassagePerPageFirst),
- * so the document's places show as many of its pages as they can: measured on the filings of bench/reports, three
+ * so the document's places show as many of its pages as they can: measured on a set of annual and quarterly filings, three
  * of 68 questions had their evidence page sixth or seventh, behind a second and third passage
  * of one page (docs/retrieval.md, pages of figures). Every other list retrieval shows follows the same rule
  * over all its documents (retrieve.ts onePassagePerPage).
  *
  * A table of contents is a page of numbers too, but of page numbers: they go up as the page is read,
- * where a table's rows go up and down (isIndexPage). Such a page gets no bonus: on the filings of bench/reports the
+ * where a table's rows go up and down (isIndexPage). Such a page gets no bonus: on those filings the
  * contents pages of plans and agreements filed as exhibits stood above the evidence page
  * (docs/retrieval.md, pages of figures).
  *
@@ -41,9 +41,7 @@ import type { QuestionAnalysis } from '../question';
 import { bm25Sql, lengthNormSql, type LexicalQuery } from './lexical-search';
 import { enabledChunkSql, queryVectorSql, similaritySql, type QueryVector } from './vector-search';
 import type { FusionWeights } from './fuse';
-
-/** In fused z-score units per standard deviation of page figure density (1.0 chosen on the tuning half of the filings of bench/reports; 1.5 and 2 measured worse). */
-export const FIGURE_PAGE_WEIGHT = 1.0;
+import { FIGURE_PAGE_WEIGHT } from '../calibration';
 
 /** A standalone number, in PostgreSQL's regular expression syntax: currency sign, separators, decimals, percent. */
 const FIGURE_PATTERN = String.raw`(?<![[:alnum:]-])[$€£¥]?[0-9][0-9,]*(?:\.[0-9]+)?%?(?![[:alnum:]-])`;

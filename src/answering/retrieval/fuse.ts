@@ -3,18 +3,16 @@
  * both scores computed exactly (not "missing from one list"), each score is z-normalised over the
  * candidate set, and the two are mixed with fixed weights. Reciprocal rank fusion was measured to be
  * worse than BM25 alone here, because it gives the weaker dense ranking an equal say; the weights
- * come from the general-knowledge set of bench/quality (tuned on one half of the questions, checked on the other: bench/quality).
+ * are calibrated (calibration.ts DEFAULT_FUSION).
  *
  * Two evaluations of one formula: `fusedScoreSql` ranks inside the retrieval statement, so only the
  * top_k rows (with their texts) leave the database; `fuse` re-ranks candidate lists in process for
  * weight tuning. A test holds them equal.
  */
 import { sql, type RawBuilder } from 'kysely';
+import { DEFAULT_FUSION } from '../calibration';
 
 export type FusionWeights = { lexical: number; dense: number };
-
-/** Measured with the offline embeddings; BM25 carries most of the signal. */
-export const DEFAULT_FUSION: FusionWeights = { lexical: 0.8, dense: 0.2 };
 
 export type Candidate<Id> = { id: Id; lexical: number; dense: number };
 export type Scored<Id> = Candidate<Id> & { fused: number; score: number };

@@ -14,21 +14,16 @@
  * rarest terms (or the rarest alone, if it is not that common or is the only term). Every candidate
  * is still scored on all query terms, and the vector side's candidates on BM25 too.
  *
- * Why: with a share of the KB alone, the chunks scored per question grew with the KB (bench search,
- * 1,000 general-knowledge questions (bench/quality): mean 306 at 50,000 chunks, 1,275 at 200,000, up to 17,000 for a question
- * of common words only), and the retrieval's CPU time with them. With the ceiling and two-of-three:
- * 200 and 536, for the same answers in the top 5 (`npm run bench -- candidates-at-scale`, docs/scaling.md).
+ * Why: with a share of the KB alone, the chunks scored per question grew with the KB (up to 17,000
+ * for a question of common words only), and the retrieval's CPU time with them; the measurement
+ * that chose the share and the ceiling is in calibration.ts.
  */
 import { sql, type RawBuilder } from 'kysely';
 import { PREPARED, type Db } from '../../../db/connect';
 import type { KbId } from '../../ids';
 import { searchConfig, type Language } from '../../text/language';
 import { searchText } from '../../text/words';
-
-// Tuned on half of the questions of bench/quality: a plateau around k1 0.4-0.9, b 0.75-1.0.
-export const BM25 = { k1: 0.6, b: 0.9 } as const;
-const RARE_TERM_SHARE = 0.005;
-export const RARE_TERM_MAX_DF = 250;
+import { BM25, RARE_TERM_MAX_DF, RARE_TERM_SHARE } from '../calibration';
 
 export type QueryTerm = { lexeme: string; df: number; idf: number };
 

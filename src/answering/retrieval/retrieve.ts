@@ -8,7 +8,7 @@ import type { AnsweringDeps } from '../deps';
 import { PREPARED } from '../../../db/connect';
 import type { KnowledgeBase } from '../../../db/types';
 import type { ChunkId, DocumentId, KbId } from '../../ids';
-import { DEFAULT_FUSION, fusedScoreSql, publishedScore, type Candidate, type FusionWeights } from './fuse';
+import { fusedScoreSql, publishedScore, type Candidate, type FusionWeights } from './fuse';
 import { bm25Sql, candidateSql, generatorQuery, kbLanguages, lengthNormSql, lexicalQuery, type LexicalQuery } from './lexical-search';
 import { questionLanguage, type Language } from '../../text/language';
 import { analyseQuestion } from '../analyse-question';
@@ -16,9 +16,10 @@ import type { QuestionAnalysis } from '../question';
 import { documentEvidence } from './document-evidence';
 import { aboutDocument, titleBoosts } from './title-boost';
 import type { DocumentIdentity } from '../../ingest/document-identity';
-import { asksForFigures, documentPassages, figurePageBonuses, FIGURE_PAGE_WEIGHT, onePassagePerPageFirst, withinChosenDocument } from './figure-pages';
+import { asksForFigures, documentPassages, figurePageBonuses, onePassagePerPageFirst, withinChosenDocument } from './figure-pages';
 import { enabledChunkSql, nearestSql, queryVectorSql, similaritySql, type QueryVector } from './vector-search';
 import { retrievalDuration } from '../../metrics';
+import { DEFAULT_FUSION, FIGURE_PAGE_WEIGHT, MIN_DENSE_WITHOUT_LEXICAL, NAMED_DOCUMENTS } from '../calibration';
 
 export type RetrievalMode = 'hybrid' | 'lexical' | 'dense';
 
@@ -84,12 +85,6 @@ const CANDIDATE_STEP = 30;
  * HNSW_EF_SEARCH of them, the vector side's come in one pass of the index.
  */
 export const candidatePool = (topK: number) => Math.ceil((topK * 4) / CANDIDATE_STEP) * CANDIDATE_STEP;
-
-/** The documents whose passages are searched besides the KB-wide candidates: those the question names best. */
-const NAMED_DOCUMENTS = 3;
-
-/** Below this cosine similarity, with no keyword match at all, nothing in the KB is about the question. */
-const MIN_DENSE_WITHOUT_LEXICAL = 0.45;
 
 type SearchRow = {
   id: ChunkId;
@@ -240,7 +235,7 @@ export type CandidateScores = { candidates: Candidate<ChunkId>[]; lexicalHits: n
 
 /**
  * Every candidate of one query with both of its scores, unfused: for tuning the fusion weights on
- * the same lists (bench/quality) and for tests.
+ * the same lists (`npm run bench -- quality --tune`) and for tests.
  */
 export async function scoreCandidates(
   db: AnsweringDeps['db'],

@@ -17,11 +17,7 @@ import { contentStems } from '../../text/tokens';
 import { identityContext, type DocumentIdentity } from '../../ingest/document-identity';
 import { findPeriods, latestPeriod, periodMatch, resolveRelative, withoutPeriods, type Period, type QuestionPeriods } from '../../text/periods';
 import type { QuestionAnalysis } from '../question';
-
-/** In fused z-score units: the best-matching title's passages move up by this much. */
-export const TITLE_BOOST = 1.0;
-/** In fused z-score units, for a document of the period the question names. */
-export const PERIOD_BOOST = 2.0;
+import { ORDINARY_WORD_WEIGHT, PERIOD_BOOST, TITLE_BOOST } from '../calibration';
 
 /**
  * What a question is matched against for a document: its title, and its identity's subject, kind
@@ -137,9 +133,6 @@ function wordBoosts(query: string, titles: Array<{ title: string; words: string;
   for (const [t, s] of score) out.set(t, (TITLE_BOOST * s) / best);
   return out;
 }
-
-/** How much a title word the question writes in lower case counts beside one it writes as a name. */
-const ORDINARY_WORD_WEIGHT = 0.5;
 
 /** The stems of the words a question writes as names: capitalised but not first in a sentence, and abbreviations. */
 function namesIn(query: string): Set<string> {
