@@ -9,22 +9,23 @@
  *   ocr      OCR accuracy (character error rate against the text layer of digital PDF pages) and
  *            speed per page, then the four scanned PDFs upload to ready (on PostgreSQL)
  *   recrawl  the 101-page site crawled, 3 pages changed and 2 removed, re-crawled (on PostgreSQL)
- *   bulk     the shared corpus in one upload request vs one request per file
+ *   bulk     the shared corpus in one upload request vs one request per file, then the zip part
+ *   zip      a ZIP of 1,000 files from one organisation, another organisation's small file meanwhile
  *   all      every part above
  *
- *   npm run bench -- ingest [--part corpus|pdf|ocr|recrawl|bulk|all] [--db embedded|postgres]
+ *   npm run bench -- ingest [--part corpus|pdf|ocr|recrawl|bulk|zip|all] [--db embedded|postgres]
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { rssMb } from '../test/helpers/server-process';
-import { bulk } from './lib/ingest-bulk';
+import { bulk, bulkZip } from './lib/ingest-bulk';
 import { ocrAccuracy, ocrScans } from './lib/ingest-ocr';
 import { recrawl } from './lib/ingest-recrawl';
 import { DOCS, fileForm, newKb, startBenchServer, waitAll, type BenchServer } from './lib/ingest-server';
 
-const PARTS = ['corpus', 'pdf', 'ocr', 'recrawl', 'bulk', 'all'] as const;
+const PARTS = ['corpus', 'pdf', 'ocr', 'recrawl', 'bulk', 'zip', 'all'] as const;
 const { values } = parseArgs({ options: { db: { type: 'string', default: 'embedded' }, part: { type: 'string', default: 'corpus' } } });
 const db = values.db === 'postgres' ? 'postgres' : 'embedded';
 if (!PARTS.includes(values.part as (typeof PARTS)[number])) {
@@ -119,4 +120,5 @@ if (part === 'ocr' || part === 'all') {
 }
 if (part === 'recrawl' || part === 'all') await recrawl();
 if (part === 'bulk' || part === 'all') await bulk(db);
+if (part === 'zip' || part === 'bulk' || part === 'all') await bulkZip(db);
 if (part === 'all') await corpus();

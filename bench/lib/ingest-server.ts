@@ -24,7 +24,8 @@ export type Doc = {
   last_crawl_changes: { added: number; changed: number; removed: number; unchanged: number } | null;
 };
 
-export type BenchServer = { server: StartedServer; key: string; sql: pg.Client | null; stop: () => Promise<void> };
+/** `dataDir` and `databaseUrl` as the server has them, for the CLI (another organisation). */
+export type BenchServer = { server: StartedServer; key: string; sql: pg.Client | null; dataDir: string; databaseUrl: string; stop: () => Promise<void> };
 
 export async function startBenchServer(db: 'embedded' | 'postgres', extraEnv: Record<string, string> = {}): Promise<BenchServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-bench-ingest-'));
@@ -49,6 +50,8 @@ export async function startBenchServer(db: 'embedded' | 'postgres', extraEnv: Re
     server,
     key: server.apiKey!,
     sql,
+    dataDir,
+    databaseUrl: env.DATABASE_URL ?? '',
     async stop() {
       await sql?.end();
       await server.stop();
