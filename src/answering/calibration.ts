@@ -128,16 +128,6 @@ export const PREVIOUS_CARRY = 0.35;
 export const ANAPHORIC_CARRY = 0.8;
 
 /**
- * Once the gate has passed the passages (AnswerOptions.quoteBest), the best sentence needs only
- * this share of `minCoverage`: a sentence of the question's topic alone, or of low coverage, is
- * quoted rather than refused a second time, and a line holding almost none of the question (an id,
- * a page mark) is still no answer. Half was chosen on the even-paragraph half of the multilingual
- * general-knowledge questions with one set of agency reports (`npm run bench -- languages --half
- * even`, `npm run bench -- reports --corpora fed`).
- */
-export const QUOTE_FLOOR_SHARE = 0.5;
-
-/**
  * For a figure question (offline/figures.ts), a sentence holding a figure gains FIGURE_BONUS and
  * one without loses NO_FIGURE_PENALTY. A measure is a question word with a figure within
  * MEASURE_REACH words after it in a passage, and a question asks for a figure when measures are at

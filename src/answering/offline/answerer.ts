@@ -26,7 +26,7 @@ import { findPeriods, type Period } from '../../text/periods';
 import type { QuestionAnalysis, QuestionType } from '../question';
 import { figureAdjustment, figureMeasures, holdsFigure, pickFigureSentence } from './figures';
 import { MONTHS, WEEKDAYS, STOPWORDS, isFieldOrRow, isNumberWord, readingIn, splitSentences, tokenize, withWrittenTerms, type Token } from '../../text/tokens';
-import { ANAPHORIC_CARRY, ANSWER_DEFAULTS, HEADING_PENALTY, LIST_ANSWER, PREVIOUS_CARRY, QUOTE_FLOOR_SHARE } from '../calibration';
+import { ANAPHORIC_CARRY, ANSWER_DEFAULTS, HEADING_PENALTY, LIST_ANSWER, PREVIOUS_CARRY } from '../calibration';
 
 export type { QuestionType };
 
@@ -44,8 +44,8 @@ export interface AnswerOptions {
   previousAnswers?: readonly string[];
   /**
    * The answerability gate (answer-gate.ts) has already decided that the passages answer: the best
-   * sentence is quoted even when it covers only the question's topic or less than `minCoverage`
-   * (down to QUOTE_FLOOR_SHARE of it), so the answer is not refused a second time by another rule.
+   * sentence that holds a word of the question is quoted even when it covers only the question's
+   * topic or less than `minCoverage`, so the answer is not refused a second time by another rule.
    * Sentences only about other periods than the one asked are still no answer.
    */
   quoteBest?: boolean;
@@ -62,6 +62,8 @@ export interface ScoredSentence {
   passageCoverage: number;
   /** Matches a question term beyond the topic shared by most passages. */
   focusHit: boolean;
+  /** Holds a question word itself, not only through its previous sentence. */
+  holdsWord: boolean;
   /** Contains the kind of thing the question asks for (a year for "when"...). */
   typeHit: boolean;
   /** From a passage whose document lacks a period or name the question gives (and another has it). */
@@ -535,6 +537,7 @@ function answerIn(language: string | null, request: QuestionAnalysis, passages: 
       score,
       // What the sentence itself (or its antecedent) says about the question's terms.
       coverage: (direct + carried) / total,
+      holdsWord: direct > 0,
       passageCoverage: passageCoverage[s.passageIndex]!,
       focusHit,
       typeHit,
@@ -546,16 +549,18 @@ function answerIn(language: string | null, request: QuestionAnalysis, passages: 
 
   // The best sentence that says something about the question's focus, not merely its topic.
   // A figure question is answered by a sentence or table row with a number for its measure, when one qualifies.
-  const best =
+  const chosenFirst =
     pickFigureSentence(measures, ranked, (r) => byPassage[r.passageIndex]![r.sentenceIndex]!.stems, (r) => r.focusHit && !r.offTarget && !r.otherPeriod && r.coverage >= opts.minCoverage) ??
     ranked.find((r) => r.focusHit && !r.otherPeriod) ??
     ranked[0]!;
+  // Once the gate has passed the passages, a sentence of the topic alone or of low coverage is
+  // quoted rather than refused, but only one that holds a word of the question itself: a line that
+  // only follows one that does (an id, a page mark) says nothing of it.
+  const best = opts.quoteBest && !chosenFirst.holdsWord ? (ranked.find((r) => r.holdsWord && !r.otherPeriod) ?? chosenFirst) : chosenFirst;
   const bestHoldsFigure = best.text !== '' && holdsFigure(best.text);
   // Only sentences about other periods than the one asked: the passages do not hold the answer.
-  // Once the gate has passed the passages, a sentence of the topic alone or of low coverage is quoted
-  // rather than refused, but not one that holds almost nothing of the question (an id, a page mark).
-  const tooLittle = best.coverage < (opts.quoteBest ? QUOTE_FLOOR_SHARE * opts.minCoverage : opts.minCoverage);
-  if (best.otherPeriod || tooLittle || (!opts.quoteBest && !best.focusHit)) return refusal(ranked);
+  const unanswered = opts.quoteBest ? !best.holdsWord : best.coverage < opts.minCoverage || !best.focusHit;
+  if (best.otherPeriod || unanswered) return refusal(ranked);
 
   const flat = (x: ScoredSentence) => x.text.replace(/\s+/g, ' ').trim();
   const chosen: ScoredSentence[] = [best];
