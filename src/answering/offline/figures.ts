@@ -20,8 +20,9 @@ import type { Token } from '../../text/tokens';
 import { FIGURE_BONUS, MEASURE_REACH, MEASURE_SHARE, NO_FIGURE_PENALTY } from '../calibration';
 
 const NOT_A_FIGURE_QUESTION = /^\s*(?:who|whom|whose|when|where|why)\b/i;
-// A standalone number: currency, thousands separators, decimals, percent; not glued to letters or hyphens.
-const NUMBER = /(?<![\p{L}\d-])[$€£¥]?\d[\d,]*(?:\.\d+)?\s?%?(?![\p{L}\d-])/u;
+// A standalone number: currency, thousands separators, decimals, percent; not glued to letters or
+// hyphens, nor a part of an outline number ("1.3.6") or a page number after leader dots ("...15").
+const NUMBER = /(?<![\p{L}\d.-])[$€£¥]?\d[\d,]*(?:\.\d+)?\s?%?(?![\p{L}\d-]|\.\d)/u;
 
 /** Whether a sentence gives a number beyond the periods it names. */
 export function holdsFigure(sentence: string): boolean {
