@@ -42,17 +42,10 @@ describe('offline answerer', () => {
     'How do I bake sourdough bread?',
     // The topic matches but nothing says what is asked about it.
     'What is the price of the Zephyr-9?',
-  ])('finds no sentence that answers when the passages do not: %s', (question) => {
-    // What the answer stream reads to choose which order of passages to answer from.
-    expect(answerFromPassages(analyseQuestion(question), ZEPHYR_PASSAGES).refused).toBe(true);
-  });
-
-  it('quotes its best sentence once asked: the gate before it is the one that refuses', async () => {
-    // The model is asked only after answer-gate.ts passed the passages, so it does not refuse again.
-    const { system, messages } = buildAnswerPrompt({ question: 'What is the price of the Zephyr-9?', passages: ZEPHYR_PASSAGES });
+  ])('refuses when the passages do not answer: %s', async (question) => {
+    const { system, messages } = buildAnswerPrompt({ question, passages: ZEPHYR_PASSAGES });
     const { text } = await generateText({ model, system, messages });
-    expect(text).not.toBe(NOT_FOUND_ANSWER);
-    expect(extractCitedMarkers(text).length).toBeGreaterThan(0);
+    expect(text).toBe(NOT_FOUND_ANSWER);
   });
 
   it('refuses when nothing was retrieved', async () => {

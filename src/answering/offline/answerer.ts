@@ -42,13 +42,6 @@ export interface AnswerOptions {
   leadDocumentBonus?: number;
   /** The conversation's earlier answers: a "what else" follow-up is not answered by repeating them. */
   previousAnswers?: readonly string[];
-  /**
-   * The answerability gate (answer-gate.ts) has already decided that the passages answer: the best
-   * sentence that holds a word of the question is quoted even when it covers only the question's
-   * topic or less than `minCoverage`, so the answer is not refused a second time by another rule.
-   * Sentences only about other periods than the one asked are still no answer.
-   */
-  quoteBest?: boolean;
 }
 
 export interface ScoredSentence {
@@ -62,8 +55,6 @@ export interface ScoredSentence {
   passageCoverage: number;
   /** Matches a question term beyond the topic shared by most passages. */
   focusHit: boolean;
-  /** Holds a question word itself, not only through its previous sentence. */
-  holdsWord: boolean;
   /** Contains the kind of thing the question asks for (a year for "when"...). */
   typeHit: boolean;
   /** From a passage whose document lacks a period or name the question gives (and another has it). */
@@ -82,7 +73,7 @@ export interface OfflineAnswer {
   ranked: ScoredSentence[];
 }
 
-const DEFAULTS: Required<Omit<AnswerOptions, 'previousAnswers'>> = { ...ANSWER_DEFAULTS, quoteBest: false };
+const DEFAULTS: Required<Omit<AnswerOptions, 'previousAnswers'>> = ANSWER_DEFAULTS;
 
 /** "List/summarise all...", "what types of...", "X and what was Y": an answer of several sentences, from several passages. */
 const LIST_CUES =
@@ -537,7 +528,6 @@ function answerIn(language: string | null, request: QuestionAnalysis, passages: 
       score,
       // What the sentence itself (or its antecedent) says about the question's terms.
       coverage: (direct + carried) / total,
-      holdsWord: direct > 0,
       passageCoverage: passageCoverage[s.passageIndex]!,
       focusHit,
       typeHit,
@@ -549,18 +539,13 @@ function answerIn(language: string | null, request: QuestionAnalysis, passages: 
 
   // The best sentence that says something about the question's focus, not merely its topic.
   // A figure question is answered by a sentence or table row with a number for its measure, when one qualifies.
-  const chosenFirst =
+  const best =
     pickFigureSentence(measures, ranked, (r) => byPassage[r.passageIndex]![r.sentenceIndex]!.stems, (r) => r.focusHit && !r.offTarget && !r.otherPeriod && r.coverage >= opts.minCoverage) ??
     ranked.find((r) => r.focusHit && !r.otherPeriod) ??
     ranked[0]!;
-  // Once the gate has passed the passages, a sentence of the topic alone or of low coverage is
-  // quoted rather than refused, but only one that holds a word of the question itself: a line that
-  // only follows one that does (an id, a page mark) says nothing of it.
-  const best = opts.quoteBest && !chosenFirst.holdsWord ? (ranked.find((r) => r.holdsWord && !r.otherPeriod) ?? chosenFirst) : chosenFirst;
   const bestHoldsFigure = best.text !== '' && holdsFigure(best.text);
   // Only sentences about other periods than the one asked: the passages do not hold the answer.
-  const unanswered = opts.quoteBest ? !best.holdsWord : best.coverage < opts.minCoverage || !best.focusHit;
-  if (best.otherPeriod || unanswered) return refusal(ranked);
+  if (best.coverage < opts.minCoverage || !best.focusHit || best.otherPeriod) return refusal(ranked);
 
   const flat = (x: ScoredSentence) => x.text.replace(/\s+/g, ' ').trim();
   const chosen: ScoredSentence[] = [best];

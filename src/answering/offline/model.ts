@@ -81,10 +81,7 @@ export class OfflineLanguageModel implements LanguageModelV2 {
     if (answer) {
       // The latest answer only: "what else" asks past what was just said.
       const previousAnswers = answer.history.filter((t) => t.role === 'assistant').slice(-1).map((t) => t.content);
-      // The answer stream asks for an answer only once the gate (answer-gate.ts) has passed the
-      // passages: the best sentence is quoted, so the question is not refused by a second rule.
-      const options = { previousAnswers, quoteBest: true, ...this.answerOptions };
-      return { task: 'answer', text: answerFromPassages(analyseQuestion(answer.question), answer.passages, options).text, inputText };
+      return { task: 'answer', text: answerFromPassages(analyseQuestion(answer.question), answer.passages, { previousAnswers, ...this.answerOptions }).text, inputText };
     }
     return { task: 'unknown', text: NOT_FOUND_ANSWER, inputText };
   }
