@@ -129,16 +129,11 @@ export const ANAPHORIC_CARRY = 0.8;
 
 /**
  * For a figure question (offline/figures.ts), a sentence holding a figure gains FIGURE_BONUS and
- * one without loses NO_FIGURE_PENALTY. A measure is a question word with a figure within
- * MEASURE_REACH words after it in a passage, and a question asks for a figure when measures are at
- * least MEASURE_SHARE of its words beyond its names. The bonus and penalty were set on a set of
- * annual and quarterly filings; the reach and share by hand, as the length of a table row's label
- * and "most of what it asks about" (`npm run bench -- reports`).
+ * one without loses NO_FIGURE_PENALTY. Set on a set of annual and quarterly filings; no sweep
+ * recorded (`npm run bench -- reports`).
  */
 export const FIGURE_BONUS = 0.1;
 export const NO_FIGURE_PENALTY = 0.35;
-export const MEASURE_REACH = 6;
-export const MEASURE_SHARE = 0.5;
 
 /** A heading's score is lowered this much: below a sentence of its passage that covers the question as well. Set by hand. */
 export const HEADING_PENALTY = 0.3;

@@ -24,7 +24,7 @@ import { alreadySaidPenalty } from './already-said';
 import { documentPeriodFit } from './document-period';
 import { findPeriods, type Period } from '../../text/periods';
 import type { QuestionAnalysis, QuestionType } from '../question';
-import { figureAdjustment, figureMeasures, holdsFigure, pickFigureSentence } from './figures';
+import { figureAdjustment, holdsFigure, pickFigureSentence } from './figures';
 import { MONTHS, WEEKDAYS, STOPWORDS, isFieldOrRow, isNumberWord, readingIn, splitSentences, tokenize, withWrittenTerms, type Token } from '../../text/tokens';
 import { ANAPHORIC_CARRY, ANSWER_DEFAULTS, HEADING_PENALTY, LIST_ANSWER, PREVIOUS_CARRY } from '../calibration';
 
@@ -440,9 +440,7 @@ function answerIn(language: string | null, request: QuestionAnalysis, passages: 
 
   const leadDocument = passages[0]!.document;
   const repeated = alreadySaidPenalty(question, opts.previousAnswers ?? []);
-  // The question's words that the passages give figures for (figures.ts), its names aside.
-  const measures = figureMeasures(question, unnamed, sentences);
-  const figure = figureAdjustment(measures);
+  const figure = figureAdjustment(question);
   const ranked: ScoredSentence[] = sentences.map((s) => {
     const list = byPassage[s.passageIndex]!;
     const prev = list[s.sentenceIndex - 1];
@@ -540,7 +538,7 @@ function answerIn(language: string | null, request: QuestionAnalysis, passages: 
   // The best sentence that says something about the question's focus, not merely its topic.
   // A figure question is answered by a sentence or table row with a number for its measure, when one qualifies.
   const best =
-    pickFigureSentence(measures, ranked, (r) => byPassage[r.passageIndex]![r.sentenceIndex]!.stems, (r) => r.focusHit && !r.offTarget && !r.otherPeriod && r.coverage >= opts.minCoverage) ??
+    pickFigureSentence(question, ranked, (r) => r.focusHit && !r.offTarget && !r.otherPeriod && r.coverage >= opts.minCoverage) ??
     ranked.find((r) => r.focusHit && !r.otherPeriod) ??
     ranked[0]!;
   const bestHoldsFigure = best.text !== '' && holdsFigure(best.text);
