@@ -12,9 +12,8 @@
  * anonymous conversations are counted (tRPC chat.conversations, source widget, page by page).
  */
 import type { Orgs } from '../../test/helpers/abuse-run';
-import { percentile } from '../../test/helpers/abuse';
 import { neighbourProcess } from '../../test/helpers/neighbour-process';
-import type { ReadClass } from './worst-reads';
+import { classFigures, victimFor, type ReadClass } from './worst-reads';
 
 /** Any origin: a new organisation's allowlist is empty, which allows every site. */
 const ORIGIN = 'https://shop.example';
@@ -54,13 +53,6 @@ function sseEvents(body: string): Array<{ event: string; data: any }> {
     });
 }
 
-async function victimFor(orgs: Orgs, ms: number) {
-  const victim = await neighbourProcess(orgs.victim, ['kbs']);
-  await sleep(ms);
-  return victim.stop();
-}
-
-const summary = (kbs: number[], failures: string[]) => ({ p50: percentile(kbs, 50), p95: percentile(kbs, 95), n: kbs.length, failures });
 
 export async function runSessionFlood(
   orgs: Orgs,
@@ -183,15 +175,7 @@ export async function runSessionFlood(
 
   return {
     name: `session flood: ${opts.chats.toLocaleString('en')} anonymous widget chats without a session id, ${opts.concurrency} at a time, from one address`,
-    attackers: {
-      answers,
-      messages,
-      p50Ms: percentile(times, 50),
-      maxMs: times.length ? Math.max(...times) : 0,
-      meanBytes: sizes.length ? sizes.reduce((a, b) => a + b, 0) / sizes.length : 0,
-      abortedAtEnd: 0,
-    },
-    victim: { idle: summary(idle.kbs, idle.failures), during: summary(during.kbs, during.failures), after: summary(after.kbs, after.failures) },
+    ...classFigures({ answers, messages, times, sizes, abortedAtEnd: 0 }, { idle, during, after }),
     chats: opts.chats,
     seconds,
     sessionsCreated: created.size,

@@ -119,7 +119,8 @@ function outcomeOf(status: number, body: string): { label: string; message: stri
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function victimFor(orgs: Orgs, ms: number) {
+/** The victim organisation's GET /api/kbs from its own process, for `ms`. */
+export async function victimFor(orgs: Orgs, ms: number) {
   const victim = await neighbourProcess(orgs.victim, ['kbs']);
   await sleep(ms);
   return victim.stop();
@@ -127,6 +128,27 @@ async function victimFor(orgs: Orgs, ms: number) {
 
 function summary(kbs: number[], failures: string[]) {
   return { p50: percentile(kbs, 50), p95: percentile(kbs, 95), n: kbs.length, failures };
+}
+
+type VictimRun = { kbs: number[]; failures: string[] };
+
+/** A class's figures as every class prints them: the attackers' answers and the victim before, during and after. */
+export function classFigures(
+  attackers: { answers: ReadClass['attackers']['answers']; messages: ReadClass['attackers']['messages']; times: number[]; sizes: number[]; abortedAtEnd: number },
+  victim: { idle: VictimRun; during: VictimRun; after: VictimRun },
+): Pick<ReadClass, 'attackers' | 'victim'> {
+  const { answers, messages, times, sizes, abortedAtEnd } = attackers;
+  return {
+    attackers: {
+      answers,
+      messages,
+      p50Ms: percentile(times, 50),
+      maxMs: times.length ? Math.max(...times) : 0,
+      meanBytes: sizes.length ? sizes.reduce((a, b) => a + b, 0) / sizes.length : 0,
+      abortedAtEnd,
+    },
+    victim: { idle: summary(victim.idle.kbs, victim.idle.failures), during: summary(victim.during.kbs, victim.during.failures), after: summary(victim.after.kbs, victim.after.failures) },
+  };
 }
 
 export async function runReadClass(orgs: Orgs, cls: { name: string; send: (signal: AbortSignal) => Promise<Response> }, opts: { attackers: number; seconds: number; idleSeconds: number; afterSeconds: number }): Promise<ReadClass> {
@@ -169,16 +191,5 @@ export async function runReadClass(orgs: Orgs, cls: { name: string; send: (signa
   leave.abort();
   const during = await victim.stop();
   const after = await victimFor(orgs, opts.afterSeconds * 1000);
-  return {
-    name: cls.name,
-    attackers: {
-      answers,
-      messages,
-      p50Ms: percentile(times, 50),
-      maxMs: times.length ? Math.max(...times) : 0,
-      meanBytes: sizes.length ? sizes.reduce((a, b) => a + b, 0) / sizes.length : 0,
-      abortedAtEnd,
-    },
-    victim: { idle: summary(idle.kbs, idle.failures), during: summary(during.kbs, during.failures), after: summary(after.kbs, after.failures) },
-  };
+  return { name: cls.name, ...classFigures({ answers, messages, times, sizes, abortedAtEnd }, { idle, during, after }) };
 }
