@@ -14,6 +14,12 @@ export type DocumentIdentity = {
   running: string[];
   /** Where the subject was read from. */
   source: 'caption' | 'cover' | 'running' | 'title' | 'filename' | null;
+  /**
+   * How sure the reading of the subject is: `high` for a line the document names itself by (a
+   * caption, a cover line its body repeats, a metadata title in words), `low` for a guess (a running
+   * header, a cover line never repeated, the file name). Absent on identities read before it existed.
+   */
+  confidence?: 'high' | 'low';
 };
 
 /** One chunk of a document as the chunker cuts it (src/ingest/chunker.ts); ingest_pending_chunks stores it whole. */

@@ -39,6 +39,7 @@ const DocumentIdentityRef = builder.objectRef<NonNullable<DocumentDto['identity'
     kind: t.exposeString('kind', { nullable: true, description: 'Kind of document ("Form 10-K", "Employee Handbook")' }),
     period: t.exposeString('period', { nullable: true, description: 'Period it covers, as written' }),
     source: t.exposeString('source', { nullable: true, description: 'Where the subject was read: caption (a line the document captions as its name), cover, running (header or footer), title (metadata) or filename' }),
+    confidence: t.exposeString('confidence', { description: 'high: a line the document names itself by (caption, a cover line its body repeats, metadata title); low: a guess (running header, unrepeated cover line, file name)' }),
   }),
 });
 

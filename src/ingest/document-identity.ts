@@ -43,6 +43,26 @@ const PERIOD_ENDED =
   /\b((?:fiscal\s+)?(?:year|quarter|quarterly\s+period|period|(?:three|six|nine|twelve)\s+months))\s+ended\s+((?:january|february|march|april|may|june|july|august|september|october|november|december)\s+\d{1,2},?\s+((?:19|20)\d{2}))/i;
 const BOILERPLATE = /indicate by check mark|pursuant to|washington,\s*d\.?c|^table of contents$|commission file|telephone|address of principal/i;
 
+// A page counter says where a line is printed, not what the document is: "Page 2 of 4", "2 / 4",
+// "第 2 页 共 4 页".
+const PAGE_COUNTER = /\bpage\s+\d+\s*(?:of|\/)\s*\d+\b|^\s*\d+\s*(?:of|\/)\s*\d+\s*$|第\s*\d+\s*页(?:\s*[，,]?\s*共\s*\d+\s*页)?|共\s*\d+\s*页/giu;
+
+/** A line without its page counters ("Page 2 of 4 NYC08CA055" → "NYC08CA055"). */
+const withoutPageCounter = (line: string) => collapseWhitespace(line.replace(PAGE_COUNTER, ' '));
+
+/**
+ * A line that cannot name what a document is about: a form's field labels waiting for their values
+ * (it ends with a colon, or holds two labels: "Aircraft Make: Registration:", "任务书编号： 密级："),
+ * or nothing but codes and numbers once page counters are gone ("NYC08CA055", "2019-04").
+ * A subject has a word: letters, no digits, at least two of them.
+ */
+export function notASubject(line: string): boolean {
+  const rest = withoutPageCounter(line);
+  const labelColons = rest.match(/\p{L}\)?\s*[:：]/gu)?.length ?? 0;
+  if (/[:：]\s*$/.test(rest) || labelColons >= 2) return true;
+  return !rest.split(/[\s·|,;/]+/).some((w) => /^[^\p{N}]*\p{L}[^\p{N}]*\p{L}[^\p{N}]*$/u.test(w));
+}
+
 /** Sizes above this share of the opening's median size are headline type. */
 const PROMINENT = 1.25;
 
@@ -53,27 +73,32 @@ export function documentIdentity(parsed: ParsedDocument, doc: { filename: string
   const lines = opening.filter((o) => parsed.cues || o.size === HEADING).map((o) => o.text);
   const label = labels(parsed);
   const running = (parsed.cues?.running ?? [])
-    .map((t) => collapseWhitespace(t))
+    .map((t) => withoutPageCounter(t))
     .filter((t) => t.length <= MAX_LINE && hasWords(t) && !BOILERPLATE.test(t) && !label(t))
     .slice(0, MAX_RUNNING);
   const title = parsed.title ? collapseWhitespace(parsed.title) : undefined;
   const fromName = doc.source === 'upload' ? titleFromFilename(doc.filename) : undefined;
+  const named = (l: string | undefined) => (l && !notASubject(l) ? l : undefined);
 
   const kindLine = [...lines, ...running, title ?? '', fromName ?? ''].find((l) => KIND.test(l));
   const kind = kindLine ? tidyKind(kindLine.match(KIND)![0]) : null;
 
   let subject: string | null = null;
   let source: DocumentIdentity['source'] = null;
+  let confidence: NonNullable<DocumentIdentity['confidence']> = 'low';
   const captioned = captionedName(lines) ?? listedName(lines);
-  if (captioned) [subject, source] = [captioned, 'caption'];
-  const prominent = prominentLines(opening).filter((l) => !KIND.test(l) && !PERIOD_ENDED.test(l) && !BOILERPLATE.test(l) && !label(l));
+  if (captioned) [subject, source, confidence] = [captioned, 'caption', 'high'];
+  const prominent = prominentLines(opening).filter((l) => !KIND.test(l) && !PERIOD_ENDED.test(l) && !BOILERPLATE.test(l) && !label(l) && !notASubject(l));
   if (!subject) {
     const best = mostRepeated(prominent, parsed);
-    if (best) [subject, source] = [best, 'cover'];
+    if (best) [subject, source, confidence] = [best, 'cover', 'high'];
   }
-  if (!subject && running[0]) [subject, source] = [running[0], 'running'];
-  if (!subject && title) [subject, source] = [title, 'title'];
-  if (!subject && fromName) [subject, source] = [fromName, 'filename'];
+  const runningName = running.find((r) => !notASubject(r));
+  if (!subject && runningName) [subject, source] = [runningName, 'running'];
+  // A title that is a form's empty fields ("任务书编号： 密级：") stands for the heading after it.
+  const titled = named(title) ?? (title && !parsed.cues ? opening.find((o) => o.size === HEADING && o.text !== title && !notASubject(o.text))?.text : undefined);
+  if (!subject && titled) [subject, source, confidence] = [titled, 'title', 'high'];
+  if (!subject && named(fromName)) [subject, source] = [fromName!, 'filename'];
   // A cover line the body never repeats is as likely a section heading ("Presentation",
   // "Corporate Participants" atop a transcript) as a name: only when nothing better says whose.
   const unrepeated = prominent.find((c) => c.length <= MAX_LINE);
@@ -86,7 +111,7 @@ export function documentIdentity(parsed: ParsedDocument, doc: { filename: string
     .slice(0, MAX_HEADLINE)
     .map((l) => (l.length > MAX_LINE ? `${l.slice(0, MAX_LINE).replace(/\s+\S*$/, '')}…` : l));
   if (!subject && !kind && !period && running.length === 0 && headline.length === 0) return null;
-  return { subject: subject ? trimName(subject) : null, kind, period, headline, running, source };
+  return { subject: subject ? trimName(subject) : null, kind, period, headline, running, source, confidence: subject ? confidence : 'low' };
 }
 
 /**

@@ -15,7 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const DOC_FIELDS = 'id kbId filename source contentType status enabled chunkCount error sizeBytes pages stage progress { done total unit } ocrPages warnings { code message pages } language recrawl lastCrawledAt nextCrawlAt lastCrawlChanges { added changed removed unchanged } identity { subject kind period source } createdAt updatedAt';
+const DOC_FIELDS = 'id kbId filename source contentType status enabled chunkCount error sizeBytes pages stage progress { done total unit } ocrPages warnings { code message pages } language recrawl lastCrawledAt nextCrawlAt lastCrawlChanges { added changed removed unchanged } identity { subject kind period source confidence } createdAt updatedAt';
 const snake = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]));
 const mask = (d: Record<string, unknown>) => ({ ...d, id: '<id>', created_at: '<t>', updated_at: '<t>' });
 
@@ -95,15 +95,17 @@ describe('document parity', () => {
     expect(again.body.error.data.app_code).toBe('not_found');
   });
 
-  it("shows an ingested document's identity as subject, kind, period and where the subject was read, the same everywhere", async () => {
+  it("shows an ingested document's identity as subject, kind, period, where the subject was read and how sure, the same everywhere", async () => {
     const { key, kbId } = await setup();
     const md = '# Contoso Freight Employee Handbook\n\nNew employees get 25 days of paid leave per year.\n\n## Travel\n\nBook rail for trips under 500 km.';
     const rest = (await uploadFile(t.app, key, kbId, { name: 'hb.md', bytes: md })).body.document;
     await runQueuedJobs(t);
     const got = (await restClient(t.app, key).get(`/api/kbs/${kbId}/documents/${rest.id}`)).body.document;
     // Only what a person checks: the context lines the ingester keeps (running headers, cover lines) stay internal.
-    expect(Object.keys(got.identity).sort()).toEqual(['kind', 'period', 'source', 'subject']);
+    expect(Object.keys(got.identity).sort()).toEqual(['confidence', 'kind', 'period', 'source', 'subject']);
     expect(got.identity.subject).toContain('Contoso Freight');
+    // The Markdown's first heading is its title: a name the document gives itself.
+    expect(got.identity.confidence).toBe('high');
     expect(got.identity.source).not.toBeNull();
     const listed = (await restClient(t.app, key).get(`/api/kbs/${kbId}/documents`)).body.documents[0];
     const gql = snake((await graphqlClient(t.app, key)(`query($k: ID!, $d: ID!) { document(kbId: $k, id: $d) { ${DOC_FIELDS} } }`, { k: kbId, d: rest.id })).body.data!.document);
@@ -112,6 +114,6 @@ describe('document parity', () => {
     expect(gql.identity).toEqual(got.identity);
     expect(trpc.identity).toEqual(got.identity);
     const introspected = await graphqlClient(t.app, key)(`{ __type(name: "DocumentIdentity") { fields { name } } }`);
-    expect(introspected.body.data!.__type.fields.map((f: { name: string }) => f.name).sort()).toEqual(['kind', 'period', 'source', 'subject']);
+    expect(introspected.body.data!.__type.fields.map((f: { name: string }) => f.name).sort()).toEqual(['confidence', 'kind', 'period', 'source', 'subject']);
   });
 });

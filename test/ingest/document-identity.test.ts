@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { documentIdentity, identityContext } from '../../src/ingest/document-identity';
+import { documentIdentity, identityContext, notASubject } from '../../src/ingest/document-identity';
 import { chunkContext } from '../../src/ingest/document-title';
 import { parseDocx } from '../../src/ingest/parse-docx';
 import { parseMarkdown } from '../../src/ingest/parse-markdown';
@@ -43,6 +43,8 @@ describe('document identity', () => {
     const identity = documentIdentity(parsed, upload('0000320193-23-000077.pdf'))!;
     expect(identity.subject).toContain('Orchard Fields Ltd.');
     expect(identity.source).toBe('running');
+    // A running header is a guess at whose the document is: not shown as its subject.
+    expect(identity.confidence).toBe('low');
     expect(identity.kind).toBe('Quarterly Report');
     expect(identity.period).toBe('three months ended September 30, 2023');
     // Every chunk's indexed context (page 5's too) says whose document it is.
@@ -145,5 +147,37 @@ describe('document identity', () => {
   it('gives plain text without headings no identity: a paragraph is not a title', async () => {
     const txt = await parseTxt(Buffer.from('The treaty was signed in 1995 after a long agreement process.\n\nIt entered into force two years later.'));
     expect(documentIdentity(txt, upload('notes-0001.txt'))).toBeNull();
+  });
+
+  it('never takes a page counter, a run of field labels or a bare code for the subject', async () => {
+    // A form report: the largest cover line is a label run, the running header a page counter and a case number.
+    const cover: PdfLine[] = [
+      { text: 'Aircraft Make: Registration: Model/Series:', y: 700, size: 18 },
+      { text: 'The pilot reported a loss of engine power during the climb after takeoff.', y: 640 },
+    ];
+    const pages = [cover, ...BODY.map((t, i) => bodyPage(i + 2, `Page ${i + 2} of 6 NYC08CA055`, t))];
+    const parsed = await parsePdf(pdfWithPages(pages));
+    const identity = documentIdentity(parsed, upload('scan0001.pdf'));
+    expect(identity?.subject ?? null).toBeNull();
+    expect(identity?.confidence ?? 'low').toBe('low');
+    // The counter is not kept as the document's context either; the case number is.
+    expect(identity?.running.join(' ') ?? '').not.toMatch(/page \d+ of/i);
+    expect(chunkContext(null, [], identity)).not.toMatch(/Aircraft Make|Page \d/);
+  });
+
+  it('reads the title line under a cover of empty fields, with high confidence, in any script', async () => {
+    const md = await parseMarkdown(
+      Buffer.from('# 任务书编号： 密级：\n\n# 城市供水系统评估报告\n\n城市供水系统评估报告说明了全市水厂的运行情况。\n\n## 结论\n\n城市供水系统评估报告认为供水能力充足。\n'),
+    );
+    const identity = documentIdentity(md, upload('report.md'))!;
+    expect(identity.subject).toBe('城市供水系统评估报告');
+    expect(identity.confidence).toBe('high');
+  });
+
+  it('tells a name from what only looks like one', () => {
+    for (const line of ['Page 2 of 4 NYC08CA055', 'NYC08CA055', '任务书编号： 密级：', 'Aircraft Make: Reims Registration: Model/Series:', '第 3 页 共 12 页', '2019-04'])
+      expect(notASubject(line), line).toBe(true);
+    for (const line of ['Orchard Fields Ltd.', '3M Company', 'AT&T Inc.', 'Overview of the Technology Acceptance Model: Origins and Directions', '城市供水系统评估报告', 'Kundendienst GmbH'])
+      expect(notASubject(line), line).toBe(false);
   });
 });

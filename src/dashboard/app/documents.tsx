@@ -312,7 +312,7 @@ export function KbView({ kbId }: { kbId: string }) {
               {docs.map((d) => (
                 <tr data-doc={d.filename}>
                   <td><input type="checkbox" aria-label={`Select ${d.filename}`} checked={selected.has(d.id)} onChange={(e) => { const s = new Set(selected); e.currentTarget.checked ? s.add(d.id) : s.delete(d.id); setSelected(s); }} /></td>
-                  <td class="name" data-label="Document"><a href={`#/kbs/${kbId}/doc/${d.id}`}>{d.filename}</a><div class="small muted">{[d.source === 'url' ? `website${d.pages ? ` · ${d.pages} pages` : ''}` : d.pages ? `${d.pages} pages` : '', languageName(d.language)].filter(Boolean).join(' · ')}</div>{d.identity ? <div class="small" title={`What this document is about, read from ${d.identity.source ?? 'the document'}`}>{[d.identity.subject, d.identity.kind, d.identity.period].filter(Boolean).join(' · ')}</div> : null}</td>
+                  <td class="name" data-label="Document"><a href={`#/kbs/${kbId}/doc/${d.id}`}>{d.filename}</a><div class="small muted">{[d.source === 'url' ? `website${d.pages ? ` · ${d.pages} pages` : ''}` : d.pages ? `${d.pages} pages` : '', languageName(d.language)].filter(Boolean).join(' · ')}</div>{identityLine(d.identity) ? <div class="small" title={`What this document is about, read from ${d.identity!.source ?? 'the document'}`}>{identityLine(d.identity)}</div> : null}</td>
                   <td data-label="Status">
                     <StatusBadge doc={d} />
                     {!d.enabled && <> <span class="badge failed">switched off</span></>}
@@ -579,4 +579,10 @@ export function DocumentView({ kbId, docId, chunkId }: { kbId: string; docId: st
       )}
     </>
   );
+}
+
+/** Subject, kind and period as the document states them; a subject read with low confidence is a guess and is not shown. */
+function identityLine(identity: { subject: string | null; kind: string | null; period: string | null; confidence: string } | null | undefined): string {
+  if (!identity) return '';
+  return [identity.confidence === 'high' ? identity.subject : null, identity.kind, identity.period].filter(Boolean).join(' · ');
 }

@@ -4,7 +4,7 @@ import { graphql } from './gql';
 export const DocumentFields = graphql(`
   fragment DocumentFields on Document {
     id kbId filename source status chunkCount error errorSummary sizeBytes pages createdAt updatedAt warnings { code message pages }
-    identity { subject kind period source } language
+    identity { subject kind period source confidence } language
     stage progress { done total unit } enabled
   }
 `);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { DocumentRow } from '../../../db/types';
+import type { DocumentIdentity } from '../../../db/json-columns';
 
 export const ZDocument = z.object({
   id: z.string(),
@@ -30,6 +31,9 @@ export const ZDocument = z.object({
         .enum(['caption', 'cover', 'running', 'title', 'filename'])
         .nullable()
         .describe('Where the subject was read: a caption naming it, the cover, the running header or footer, the metadata title, or the file name'),
+      confidence: z
+        .enum(['high', 'low'])
+        .describe('high: a line the document names itself by (a caption, a cover line its body repeats, a metadata title); low: a guess (a running header, an unrepeated cover line, the file name), not shown as the subject in the dashboard'),
     })
     .nullable(),
   /** Pages whose text was read by OCR (scans); empty when the text came from the file itself. */
@@ -69,7 +73,9 @@ export function toDocumentDto(d: DocumentRow): DocumentDto {
       d.stage !== null && d.progress_total !== null && d.progress_unit !== null
         ? { done: d.progress_done ?? 0, total: d.progress_total, unit: d.progress_unit }
         : null,
-    identity: d.identity ? { subject: d.identity.subject, kind: d.identity.kind, period: d.identity.period, source: d.identity.source } : null,
+    identity: d.identity
+      ? { subject: d.identity.subject, kind: d.identity.kind, period: d.identity.period, source: d.identity.source, confidence: d.identity.confidence ?? confidenceOf(d.identity.source) }
+      : null,
     ocr_pages: d.ocr_pages ?? [],
     warnings: (typeof d.warnings === 'string' ? JSON.parse(d.warnings) : d.warnings) ?? [],
     language: d.language ?? null,
@@ -81,4 +87,9 @@ export function toDocumentDto(d: DocumentRow): DocumentDto {
     created_at: d.created_at.toISOString(),
     updated_at: d.updated_at.toISOString(),
   };
+}
+
+/** An identity read before confidence was recorded is as sure as the place its subject came from. */
+function confidenceOf(source: DocumentIdentity['source']): 'high' | 'low' {
+  return source === 'caption' || source === 'cover' || source === 'title' ? 'high' : 'low';
 }
