@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- abuse [perEndpoint] [seconds]`: first issue 26's attack, every class at once
  * against a second organisation doing normal work (test/helpers/hostile-run.ts; `abuse hostile`
- * runs only that); then the longer run of the abuse suite
+ * runs it and the classes below, without the longer run); then the longer run of the abuse suite
  * (test/e2e/abuse.test.ts runs the same with fewer requests). Starts `npm start` on a fresh embedded
  * database, sends `perEndpoint` generated hostile requests (default 20) to every endpoint the
  * service lists (REST, GraphQL, tRPC) with slowloris clients alongside, then floods from one organisation for `seconds`

@@ -25,6 +25,9 @@
  * 4. `fed` (not in the default corpora): our federal-reports set (fedReports below): its 40
  *    questions through the answer stream, and its six three-turn conversations through chat.
  *
+ * Last, the answerability decision per domain (answerable answered, no-answer refused) with the
+ * refusals' pooled precision and recall, and the target table.
+ *
  *   npm run bench -- reports [--db postgres|embedded] [--corpora earnings,financebench,squad,site,docs,fed] [--verbose]
  *                            [--names real,opaque] [--companies 3M,Nike]
  *
@@ -251,6 +254,7 @@ async function financeBench(ctx: ServiceContext, naming: 'real' | 'opaque') {
   targets.filing[naming] = `${ratio(rows.filter((r) => r.first).length, rows.length)} / ${ratio(rows.filter((r) => r.top5).length, rows.length)}`;
   targets.answerableRefused.refused += rows.filter((r) => r.refused && r.top5).length;
   targets.answerableRefused.of += rows.filter((r) => r.top5).length;
+  countAnswerability(`FinanceBench (${naming} names)`, { answerable: rows.length, answered: rows.filter((r) => !r.refused).length });
   if (naming === 'real') targets.prompt = `${ratio(prompts.filter((p) => p.evidence).length, prompts.length)}; ${tokens.at(-1)}`;
   console.log(`\nFinanceBench, ${naming} file names (${files.length} filings, ${rows.length} questions, top_k 5, db ${values.db}, embeddings ${kb.embedding_model})`);
   console.table(table);
@@ -294,6 +298,12 @@ async function fedReports(ctx: ServiceContext) {
   targets.noAnswer.of += unanswerable.length;
   targets.answerableRefused.refused += answerable.filter((r) => r.refused && r.top5).length;
   targets.answerableRefused.of += answerable.filter((r) => r.top5).length;
+  countAnswerability('federal reports', {
+    answerable: n,
+    answered: answerable.filter((r) => !r.refused).length,
+    noAnswer: unanswerable.length,
+    refused: unanswerable.filter((r) => r.refused).length,
+  });
   console.log(`\nFederal reports (${files.length} reports, ${n} answerable and ${unanswerable.length} unanswerable questions, top_k 5, db ${values.db}, embeddings ${kb.embedding_model})`);
   console.table({
     'right report first': ratio(answerable.filter((r) => r.first).length, n),
@@ -349,7 +359,35 @@ const targets = {
   chats: '',
   prompt: '',
 };
+/**
+ * The one answerability decision, per domain: answerable questions answered, questions with no
+ * answer in the KB refused; pooled, the refusals' precision (refusals that were right) and recall
+ * (questions with no answer that were refused).
+ */
+const answerability: Record<string, { answerable: number; answered: number; noAnswer: number; refused: number }> = {};
+function countAnswerability(domain: string, c: Partial<(typeof answerability)[string]>) {
+  const d = (answerability[domain] ??= { answerable: 0, answered: 0, noAnswer: 0, refused: 0 });
+  for (const k of ['answerable', 'answered', 'noAnswer', 'refused'] as const) d[k] += c[k] ?? 0;
+}
+function printAnswerability() {
+  const domains = Object.entries(answerability);
+  if (domains.length === 0) return;
+  const rows: Record<string, Record<string, string>> = {};
+  const cell = (n: number, d: number) => (d === 0 ? '-' : `${n} / ${d}`);
+  for (const [domain, d] of domains) rows[domain] = { 'answerable answered': cell(d.answered, d.answerable), 'no answer refused': cell(d.refused, d.noAnswer) };
+  const all = domains.reduce((a, [, d]) => ({ answerable: a.answerable + d.answerable, answered: a.answered + d.answered, noAnswer: a.noAnswer + d.noAnswer, refused: a.refused + d.refused }), { answerable: 0, answered: 0, noAnswer: 0, refused: 0 });
+  rows.all = { 'answerable answered': cell(all.answered, all.answerable), 'no answer refused': cell(all.refused, all.noAnswer) };
+  const wrongRefusals = all.answerable - all.answered;
+  console.log('\nAnswerability (one decision for every transport), per domain');
+  console.table(rows);
+  console.log(
+    `  refusals: precision ${ratio(all.refused, all.refused + wrongRefusals)} (${all.refused} of ${all.refused + wrongRefusals} refusals had no answer to give), ` +
+      `recall ${ratio(all.refused, all.noAnswer)} (${all.refused} of ${all.noAnswer} questions with no answer refused); answerable answered ${ratio(all.answered, all.answerable)}`,
+  );
+}
+
 function printTargets() {
+  printAnswerability();
   const rows: Record<string, { measured: string; target: string }> = {};
   const namings = Object.keys(targets.evidence);
   if (namings.length > 0) {
@@ -444,6 +482,7 @@ try {
     }
     targets.noAnswer.refused += unanswerable.length - unansweredAnswered;
     targets.noAnswer.of += unanswerable.length;
+    countAnswerability('earnings calls', { answerable: single.length, answered: single.length - refused, noAnswer: unanswerable.length, refused: unanswerable.length - unansweredAnswered });
     console.log(`\nEarnings calls (${single.length} single-call questions, top_k 5, db ${values.db}, embeddings ${kb.embedding_model})`);
     console.table({
       'right call first (retrieved)': { ours: ratio(first, single.length), 'page BM25 peer': ratio(peerFirst, single.length) },
@@ -521,6 +560,7 @@ try {
       }
     }
     offRows[name] = { questions: OFF_TOPIC.length, answered, share: pct(answered, OFF_TOPIC.length) };
+    const heldBefore = heldAnswered;
     offTotal += OFF_TOPIC.length;
     offAnswered += answered;
     for (const question of OFF_TOPIC_HELD_OUT) {
@@ -531,6 +571,8 @@ try {
       }
     }
     heldTotal += OFF_TOPIC_HELD_OUT.length;
+    const offHere = OFF_TOPIC.length + OFF_TOPIC_HELD_OUT.length;
+    countAnswerability(`off-topic on ${name}`, { noAnswer: offHere, refused: offHere - answered - (heldAnswered - heldBefore) });
   }
   if (kbs.length > 0) {
     offRows.all = { questions: offTotal, answered: offAnswered, share: pct(offAnswered, offTotal) };
