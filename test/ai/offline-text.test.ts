@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { stem } from '../../src/text/porter';
 import { passageSupport, relatedWords } from '../../src/answering/offline/support';
+import { answerFromPassages } from '../../src/answering/offline/answerer';
 import { concept, questionContent, readingIn, splitSentences, tokenize } from '../../src/text/tokens';
 import { analyseQuestion } from '../../src/answering/analyse-question';
 
@@ -146,5 +147,15 @@ describe('related words, where support reads words alone', () => {
     expect(support).toBe(1);
     // English too: "classification" is held by "classified", which its stemmer leaves apart.
     expect(passageSupport(analyseQuestion('What is the classification?'), [{ text: 'It was classified in 1990.' }])[0]).toBeGreaterThan(0);
+  });
+
+  it('answers from the sentence holding the question words in compounds, as the gate counts them', () => {
+    const passages = [
+      { marker: 1, text: 'Die Stadtwerke liefern Wasser und Wärme. Der Kundendienst betreut 40.000 Stromkunden.', source: 'stadtwerke.md', document: 'stadtwerke.md' },
+    ];
+    const answer = answerFromPassages(analyseQuestion('Wie viele Kunden hat der Dienst?'), passages);
+    expect(answer.refused).toBe(false);
+    expect(answer.text).toContain('Der Kundendienst betreut 40.000 Stromkunden');
+    expect(answer.text).not.toContain('Wasser');
   });
 });

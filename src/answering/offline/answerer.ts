@@ -26,6 +26,7 @@ import { findPeriods, type Period } from '../../text/periods';
 import type { QuestionAnalysis, QuestionType } from '../question';
 import { figureAdjustment, holdsFigure, pickFigureSentence } from './figures';
 import { MONTHS, WEEKDAYS, STOPWORDS, isFieldOrRow, isNumberWord, readingIn, splitSentences, tokenize, withWrittenTerms, type Token } from '../../text/tokens';
+import { relatedWords } from './support';
 import { ANAPHORIC_CARRY, ANSWER_DEFAULTS, HEADING_PENALTY, LIST_ANSWER, PREVIOUS_CARRY } from '../calibration';
 
 export type { QuestionType };
@@ -343,13 +344,19 @@ function answerIn(language: string | null, request: QuestionAnalysis, passages: 
   if (qTerms.length === 0 || passages.length === 0) return refusal([]);
 
   // Sentences of every passage.
+  const relatedForms = language !== null && language !== 'en';
   const sentences: SentenceInfo[] = [];
   const byPassage: SentenceInfo[][] = passages.map((p, passageIndex) => {
     const list: SentenceInfo[] = [];
     for (const text of withRowLabels(splitSentences(p.text).flatMap((sent) => splitLongSentence(sent.text)))) {
       const tokens = tokenize(text);
       if (tokens.length === 0) continue;
-      const info = { passageIndex, sentenceIndex: list.length, text, tokens, stems: withWrittenTerms(new Set(tokens.map((t) => t.stem)), text, qTerms) };
+      const stems = withWrittenTerms(new Set(tokens.map((t) => t.stem)), text, qTerms);
+      // Outside English, whose stemmer and synonyms join derived forms, a question word a sentence
+      // word is related to (a compound, a derived form: support.ts relatedWords) is in the sentence,
+      // as the refusal gate counts it, so a passage the gate lets through is not refused here.
+      if (relatedForms) for (const q of qContent) if (!stems.has(q.stem) && tokens.some((t) => !t.stop && relatedWords(q.lower, t.lower))) stems.add(q.stem);
+      const info = { passageIndex, sentenceIndex: list.length, text, tokens, stems };
       list.push(info);
       sentences.push(info);
     }
@@ -462,7 +469,8 @@ function answerIn(language: string | null, request: QuestionAnalysis, passages: 
         s.tokens.forEach((t, i) => {
           if (t.stem === term) ps.push(i);
         });
-        matchedPositions.push(ps);
+        // A term held only through a related word has no position of its own.
+        if (ps.length > 0) matchedPositions.push(ps);
       } else if (prev?.stems.has(term) && !alone) {
         context += carry * w;
         carried += carry * w;
