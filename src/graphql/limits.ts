@@ -86,7 +86,7 @@ const LEAF_BYTES = 24;
 
 /**
  * The nodes an operation may return and the bytes it may read: each list's items times their
- * selected leaves, a chunk's text at `chunkChars` (the organisation's average, src/services/documents/text-size.ts).
+ * selected leaves, a chunk's text at `chunkChars` (the average of the organisation's longest-chunked KB, src/services/documents/text-size.ts).
  */
 export function estimateRead(
   schema: GraphQLSchema,
@@ -270,7 +270,7 @@ function costPlugin(): Plugin<CostContext> {
         );
       }
       // Priced by the bytes it will read too: 10,000 chunk texts pass the node ceiling and read 12 MB.
-      assertWithinReadBudget(bytes, 'each list\'s "first" or assumed size, multiplied through its nesting, chunk text at this organisation\'s average length');
+      assertWithinReadBudget(bytes, 'each list\'s "first" or assumed size, multiplied through its nesting, chunk text at the average length of this organisation\'s longest-chunked KB');
       charged = true;
       await args.contextValue.chargeCost(Math.max(rootFields, Math.ceil(nodes / GRAPHQL_LIMITS.nodesPerPoint), readPoints(bytes)));
     } catch (err) {

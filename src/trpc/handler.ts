@@ -65,7 +65,7 @@ function tooLargeBatch(request: Request): Response | null {
 
 /**
  * The read budget after the work, as GraphQL's response cap (src/graphql/limits.ts): the estimate
- * prices chunk text at the organisation's average length in characters, so chunks longer than the
+ * prices chunk text at the average length of the organisation's longest-chunked KB, in characters, so chunks longer than the
  * average, or in a script of two or more bytes per character, can pass it and return more. A query's
  * JSON answer over READ_BUDGET_BYTES is replaced by a 400 in tRPC's error shape (one for the whole
  * request, as a too-large batch is). Only queries (GET): a mutation's answer reports work already

@@ -67,7 +67,7 @@ describe('GraphQL', () => {
     expect(body.data ?? null).toBeNull();
     expect(body.errors[0].extensions.app_code).toBe('invalid_input');
     // The estimate's wording, not the response cap's ("The response would be"): refused before execution.
-    expect(body.errors[0].message).toMatch(/would read about \d+\.\d MB .*chunk text at this organisation's average length.*at most 4\.0 MB/);
+    expect(body.errors[0].message).toMatch(/would read about \d+\.\d MB .*chunk text at the average length of this organisation's longest-chunked KB.*at most 4\.0 MB/);
     // The same shape without the text is within budget: the price follows the fields asked for.
     const ok = await gql(`{ knowledgeBase(id: "${kbId}") { documents { chunks(first: 199) { nodes { id } } } } }`);
     expect(ok.status).toBe(200);
@@ -99,7 +99,7 @@ describe('GraphQL', () => {
     const text = await pointsOf(() => gql(`{ knowledgeBase(id: "${kbId}") { documents { chunks(first: 30) { nodes { text } } } } }`));
     const ids = await pointsOf(() => gql(`{ knowledgeBase(id: "${kbId}") { documents { chunks(first: 30) { nodes { id } } } } }`));
     expect([text.res.status, ids.res.status]).toEqual([200, 200]);
-    // 50 assumed documents x 30 chunks of text at this organisation's average length.
+    // 50 assumed documents x 30 chunks of text at the average length of this organisation's longest-chunked KB.
     expect(text.points).toBeGreaterThanOrEqual(Math.floor((50 * 30 * (await averageChunkChars())) / BYTES_PER_POINT));
     // Without the text it is priced by its nodes alone (one point per 100).
     expect(ids.points).toBeLessThan(text.points);

@@ -8,7 +8,7 @@
  * ceiling and the organisation's read line (450 chunk reads, under its queue of 500), runs, and
  * its 5+ MB result is replaced by a 400 invalid_input naming the size.
  *
- * tRPC: the estimate prices chunk text at the organisation's average length in characters; text in
+ * tRPC: the estimate prices chunk text at the average length of the organisation's longest-chunked KB, in characters; text in
  * Cyrillic takes two bytes a character, so a batch of 20 documents.chunks(limit 200) is priced at
  * under 3 MB and returns over 4 MB.
  *
