@@ -47,13 +47,13 @@ const BOILERPLATE = /indicate by check mark|pursuant to|washington,\s*d\.?c|^tab
 // "第 2 页 共 4 页".
 const PAGE_COUNTER = /\bpage\s+\d+\s*(?:of|\/)\s*\d+\b|^\s*\d+\s*(?:of|\/)\s*\d+\s*$|第\s*\d+\s*页(?:\s*[，,]?\s*共\s*\d+\s*页)?|共\s*\d+\s*页/giu;
 
-/** A line without its page counters ("Page 2 of 4 NYC08CA055" → "NYC08CA055"). */
+/** A line without its page counters ("Page 2 of 4 AB12CD345" → "AB12CD345"). */
 const withoutPageCounter = (line: string) => collapseWhitespace(line.replace(PAGE_COUNTER, ' '));
 
 /**
  * A line that cannot name what a document is about: a form's field labels waiting for their values
- * (it ends with a colon, or holds two labels: "Aircraft Make: Registration:", "任务书编号： 密级："),
- * or nothing but codes and numbers once page counters are gone ("NYC08CA055", "2019-04").
+ * (it ends with a colon, or holds two labels: "Aircraft Make: Registration:", "项目编号： 密级："),
+ * or nothing but codes and numbers once page counters are gone ("AB12CD345", "2019-04").
  * A subject has a word: letters, no digits, at least two of them.
  */
 export function notASubject(line: string): boolean {
@@ -95,7 +95,7 @@ export function documentIdentity(parsed: ParsedDocument, doc: { filename: string
   }
   const runningName = running.find((r) => !notASubject(r));
   if (!subject && runningName) [subject, source] = [runningName, 'running'];
-  // A title that is a form's empty fields ("任务书编号： 密级：") stands for the heading after it.
+  // A title that is a form's empty fields ("项目编号： 密级：") stands for the heading after it.
   const titled = named(title) ?? (title && !parsed.cues ? opening.find((o) => o.size === HEADING && o.text !== title && !notASubject(o.text))?.text : undefined);
   if (!subject && titled) [subject, source, confidence] = [titled, 'title', 'high'];
   if (!subject && named(fromName)) [subject, source] = [fromName!, 'filename'];
