@@ -35,7 +35,7 @@ import { abuseRun, floodRun, NEIGHBOUR_P95_MS, RSS_BOUND_MB, setUpOrgs } from '.
 import { percentile } from '../test/helpers/abuse';
 import { hostileRun, seedAttacker } from '../test/helpers/hostile-run';
 import pg from 'pg';
-import { startThrowawayCluster } from '../test/infra/postgres-cluster';
+import { startGuardedCluster } from '../test/infra/run-cleanup';
 import { startServer } from '../test/helpers/server-process';
 import { loadConfig } from '../src/config';
 import { keyGuessing } from './lib/key-guessing';
@@ -57,7 +57,7 @@ const seed = Number(process.env.ABUSE_SEED ?? 42);
 const onPostgres = process.env.ABUSE_DB === 'postgres';
 if (onPostgres && !readsOnly) throw new Error('ABUSE_DB=postgres runs only with `abuse reads`');
 const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-bench-abuse-'));
-const cluster = onPostgres && !process.env.TEST_DATABASE_URL ? await startThrowawayCluster() : null;
+const cluster = onPostgres && !process.env.TEST_DATABASE_URL ? await startGuardedCluster() : null;
 const databaseUrl = onPostgres ? await newDatabase(process.env.TEST_DATABASE_URL ?? cluster!.url) : '';
 // The slowloris phase wants a short headers timeout; alone, the hostile phase runs with the default
 // (3 s made a loaded server answer ordinary requests 408).

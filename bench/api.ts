@@ -9,7 +9,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { startThrowawayCluster } from '../test/infra/postgres-cluster';
+import { startGuardedCluster } from '../test/infra/run-cleanup';
 import { rssMb, startServer, type StartedServer } from '../test/helpers/server-process';
 
 const { values } = parseArgs({
@@ -54,7 +54,7 @@ async function benchEmbedded() {
 }
 
 async function benchPostgres() {
-  const cluster = process.env.TEST_DATABASE_URL ? null : await startThrowawayCluster();
+  const cluster = process.env.TEST_DATABASE_URL ? null : await startGuardedCluster();
   const admin = process.env.TEST_DATABASE_URL ?? cluster!.url;
   const url = new URL(admin);
   const dbName = `gw_bench_${process.pid}`;

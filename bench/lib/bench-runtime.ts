@@ -12,7 +12,7 @@ import type { AppDeps } from '../../src/context';
 import { graphileJobQueue } from '../../src/jobs/enqueue';
 import { createLogger } from '../../src/logger';
 import { createAiDeps } from '../../src/runtime';
-import { startThrowawayCluster } from '../../test/infra/postgres-cluster';
+import { startGuardedCluster } from '../../test/infra/run-cleanup';
 
 export type BenchDb = 'embedded' | 'postgres';
 
@@ -30,7 +30,7 @@ export async function openBenchRuntime(kind: BenchDb, env: Record<string, string
     database = { db, pool, connectionString: embedded.connectionString, mode: 'embedded', close };
   } else {
     const given = opts.url ?? process.env.TEST_DATABASE_URL;
-    const cluster = given ? null : await startThrowawayCluster();
+    const cluster = given ? null : await startGuardedCluster();
     const url = given ?? cluster!.url;
     stopCluster = () => cluster?.stop();
     // The pool `npm start` would open (DATABASE_POOL_SIZE; src/config.ts has its default).

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { startThrowawayCluster } from '../../test/infra/postgres-cluster';
+import { startGuardedCluster } from '../../test/infra/run-cleanup';
 import { rssMb, startServer, type StartedServer } from '../../test/helpers/server-process';
 
 export const DOCS = path.resolve(import.meta.dirname, '../../../shared/data/docs');
@@ -29,7 +29,7 @@ export type BenchServer = { server: StartedServer; key: string; sql: pg.Client |
 
 export async function startBenchServer(db: 'embedded' | 'postgres', extraEnv: Record<string, string> = {}): Promise<BenchServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-bench-ingest-'));
-  const cluster = db === 'postgres' && !process.env.TEST_DATABASE_URL ? await startThrowawayCluster() : null;
+  const cluster = db === 'postgres' && !process.env.TEST_DATABASE_URL ? await startGuardedCluster() : null;
   let env: Record<string, string> = { DATA_DIR: dataDir, DATABASE_URL: '', RATE_LIMIT_PER_MINUTE: '100000000', ...extraEnv };
   let sql: pg.Client | null = null;
   if (db === 'postgres') {

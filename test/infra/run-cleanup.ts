@@ -24,7 +24,7 @@ export type RunGuard = {
   dir: string;
   /** The watchdog's pid (for tests of it). */
   watchdogPid: number;
-  /** Records the cluster (before it exists) so that a stopped run stops it and deletes its directory. */
+  /** Records a cluster (before it exists) so that a stopped run stops it and deletes its directory; a run may hold several. */
   holdCluster(dirs: { dir: string; dataDir: string }): void;
   /** After a normal teardown: kills what is left and removes the run directory (the watchdog then exits). */
   release(): void;
@@ -73,13 +73,17 @@ function createGuard(): RunGuard {
     dir,
     watchdogPid: watchdog.pid!,
     holdCluster(dirs) {
-      writeFileSync(path.join(dir, 'cluster.json'), JSON.stringify(dirs));
+      writeFileSync(path.join(dir, `cluster-${path.basename(dirs.dir)}.json`), JSON.stringify(dirs));
     },
     release: () => cleanUp('--teardown'),
   };
 }
 
-/** The test run's cluster, as global setup starts it: stopped and deleted however the run ends. */
+/**
+ * A throwaway cluster stopped and deleted however this process ends: the test run's, as global
+ * setup starts it, and a benchmark's (bench/: a bench stopped with Ctrl-C or SIGTERM stops its
+ * clusters as a test run does).
+ */
 export async function startGuardedCluster(): Promise<Cluster> {
   const guard = guardTestRun();
   return startThrowawayCluster({ onCreated: guard.holdCluster });

@@ -1,6 +1,6 @@
 /**
- * Cleans up what a test run started once the run is gone, however it went: the PostgreSQL cluster
- * held in the run directory's cluster.json (postmaster stopped, its directory deleted), and every
+ * Cleans up what a test run started once the run is gone, however it went: the PostgreSQL clusters
+ * held in the run directory's cluster-*.json (postmaster stopped, its directory deleted), and every
  * process carrying the run in its environment (GW_TEST_RUN_DIR: vitest's test processes and what
  * they spawned) or its marker on its command line (the Chromiums tests launched), each killed with
  * its process group.
@@ -77,9 +77,12 @@ const kill = (pid) => {
  * The directory is recorded before initdb runs: a run stopped while starting its cluster leaves
  * an initdb or pg_ctl behind instead of a postmaster, found by the directory in its arguments.
  */
-function stopCluster(runDir) {
-  const file = path.join(runDir, 'cluster.json');
-  if (!existsSync(file)) return;
+function stopClusters(runDir) {
+  if (!existsSync(runDir)) return;
+  for (const name of readdirSync(runDir)) if (/^cluster-.*\.json$/.test(name)) stopCluster(path.join(runDir, name));
+}
+
+function stopCluster(file) {
   const { dir, dataDir } = JSON.parse(readFileSync(file, 'utf8'));
   const pid = postmasterPid(dataDir);
   if (pid !== null) {
@@ -104,7 +107,7 @@ function killRunProcesses(runDir, { all }) {
 
 export function cleanUpRun(runDir, { all = true } = {}) {
   try {
-    stopCluster(runDir);
+    stopClusters(runDir);
   } finally {
     killRunProcesses(runDir, { all });
   }

@@ -15,7 +15,9 @@ const DEADLINE_MS = 60_000;
 /** Each test starts a cluster (initdb and a start: over a minute at load 30), then waits for its cleanup. */
 const TEST_TIMEOUT_MS = 300_000;
 
-type Started = { runDir: string; watchdogPid: number; clusterDir: string; postmasterPid: number; testProcessPid: number; browserPid: number | null };
+type Started = { runDir: string; watchdogPid: number; clusterDir: string; postmasterPid: number; testProcessPid: number; browserPid: number | null;
+  secondCluster: { dir: string; postmasterPid: number } | null;
+};
 
 const alive = (pid: number) => {
   try {
@@ -69,6 +71,11 @@ async function expectCleanedUp(started: Started) {
   await until('cluster directory deleted', () => !existsSync(started.clusterDir));
   await until('test process killed', () => !alive(started.testProcessPid));
   if (started.browserPid) await until('browser killed', () => !alive(started.browserPid!));
+  const second = started.secondCluster;
+  if (second) {
+    await until('second postmaster stopped', () => !alive(second.postmasterPid));
+    await until('second cluster directory deleted', () => !existsSync(second.dir));
+  }
 }
 
 describe('a stopped test run', () => {
@@ -89,8 +96,9 @@ describe('a stopped test run', () => {
     await until('watchdog gone after the run cleaned up', () => !alive(started.watchdogPid) && !existsSync(started.runDir));
   }, TEST_TIMEOUT_MS);
 
-  it('is cleaned up by its watchdog when it is killed outright (SIGKILL, a CI timeout)', async () => {
-    const { child, started } = await startRun(['--browser']);
+  it('is cleaned up by its watchdog when it is killed outright (SIGKILL, a CI timeout), every cluster it held', async () => {
+    const { child, started } = await startRun(['--browser', '--second-cluster']);
+    expect(alive(started.secondCluster!.postmasterPid)).toBe(true);
     child.kill('SIGKILL');
     await expectCleanedUp(started);
     await until('watchdog done', () => !alive(started.watchdogPid) && !existsSync(started.runDir));
