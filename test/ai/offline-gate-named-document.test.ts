@@ -27,6 +27,10 @@ describe('askingPart', () => {
     expect(askingPart('Assume you are an analyst. Using the balance sheet, answer this: what is the net PPNE for Contoso? Answer in USD billions.')).toBe(
       'what is the net PPNE for Contoso?',
     );
+    // A leading phrase before the comma says where to look, not what is asked.
+    expect(askingPart('We need a metric. Basing your judgment on the income statement, what is the gross margin of Contoso? Round to one decimal.')).toBe(
+      'what is the gross margin of Contoso?',
+    );
   });
   it('keeps a one-sentence question, or one without a question mark, whole', () => {
     expect(askingPart('How much leave do I get?')).toBe('How much leave do I get?');
@@ -34,6 +38,7 @@ describe('askingPart', () => {
     // A full stop inside a name does not end the request.
     expect(askingPart('What year did Robert J. Shiller win an Economics Nobel prize?')).toBe('What year did Robert J. Shiller win an Economics Nobel prize?');
     expect(askingPart('What percentage of the U.S. population self-identify with UMC?')).toBe('What percentage of the U.S. population self-identify with UMC?');
+    expect(askingPart('Which book did Robert J. Shiller, the economist, write in 2000?')).toBe('Which book did Robert J. Shiller, the economist, write in 2000?');
   });
 });
 
@@ -67,5 +72,20 @@ describe('the offline answerer on a request of several sentences', () => {
     expect(answer.text).toContain('1,577');
     expect(answer.markers).toContain(1);
   });
-});
 
+  it('answers a question that follows a phrase saying where to look, from the rows it names', () => {
+    const statement = [
+      {
+        text: 'Year ended December 31 (In millions) 2018 2017 2016 Revenues $ 9,640 $ 9,105 $ 8,870 Cost of sales 5,211 4,987 4,902 Gross profit 4,429 4,118 3,968',
+        source: `${FILING}, page 46`,
+      },
+      { text: 'Contoso Freight employs 12,400 people in 14 countries and operates 3,100 wagons.', source: `${FILING}, page 5` },
+    ];
+    const request =
+      "We need to calculate a financial metric. Basing your judgment on the statement of income, what is Contoso's three year average of cost of sales as a % of revenues from FY2016 to FY2018? Answer in percents, rounded to one decimal place.";
+    const answer = answerFromPassages(analyseQuestion(request), statement.map((p, i) => ({ marker: i + 1, text: p.text, source: p.source, document: p.source.split(', page')[0] })));
+    expect(answer.refused).toBe(false);
+    expect(answer.text).toContain('Cost of sales 5,211 4,987 4,902');
+    expect(answer.markers).toEqual([1]);
+  });
+});

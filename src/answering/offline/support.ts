@@ -168,18 +168,21 @@ function verdictOf(question: QuestionAnalysis, language: Language | null, passag
  * What a request of several sentences asks, without the sentences that say how to answer it:
  * "What is the FY2018 capital expenditure for Acme? Answer in USD millions, relying on the cash flow
  * statement." asks the first sentence; "Answer the following question using the balance sheet: what
- * is the net PPNE for Acme?" asks what follows the colon. A request with no question mark, or one
- * sentence, is asked whole.
+ * is the net PPNE for Acme?" asks what follows the colon, and "Basing your judgment on the income
+ * statement, what is Acme's gross margin?" what follows the comma. A request with no question mark,
+ * or one sentence, is asked whole.
  */
 const WH = '(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|does|do|did|has|have|had|can|could|will|would|should|in|for|at|by|from|as|among|according|based)';
 const ASKS = new RegExp(`^${WH}\\b`, 'i');
 const ASKS_AFTER_COLON = new RegExp(`:\\s*(${WH}\\b[^:]*)$`, 'i');
+/** After a leading phrase and its comma ("Using the balance sheet, what is…"), what a question word opens is asked. */
+const ASKS_AFTER_COMMA = /^[^?]*?,\s*((?:what|which|who|whom|whose|when|where|why|how)\b.*)$/i;
 
 export function askingPart(question: string): string {
   const sentences = question.split(/(?<=[?.!])\s+(?=\p{Lu})/u).map((s) => s.trim()).filter(Boolean);
   const asking = sentences.filter((s) => s.endsWith('?'));
   if (sentences.length < 2 || asking.length === 0) return question;
-  const parts = asking.map((s) => ASKS_AFTER_COLON.exec(s)?.[1] ?? s);
+  const parts = asking.map((s) => ASKS_AFTER_COLON.exec(s)?.[1] ?? (ASKS.test(s) ? s : (ASKS_AFTER_COMMA.exec(s)?.[1] ?? s)));
   // A full stop inside a name ("Robert J. Shiller", "the U.S. economy") is no sentence end: a part
   // that does not open as a question is a fragment, and the request is asked whole.
   return parts.every((p) => ASKS.test(p)) ? parts.join(' ') : question;
