@@ -15,7 +15,13 @@ const DEADLINE_MS = 60_000;
 /** Each test starts a cluster (initdb and a start: over a minute at load 30), then waits for its cleanup. */
 const TEST_TIMEOUT_MS = 300_000;
 
-type Started = { runDir: string; watchdogPid: number; clusterDir: string; postmasterPid: number; testProcessPid: number; browserPid: number | null;
+type Started = {
+  runDir: string;
+  watchdogPid: number;
+  clusterDir: string;
+  postmasterPid: number;
+  testProcessPid: number;
+  browserPid: number | null;
   secondCluster: { dir: string; postmasterPid: number } | null;
 };
 

@@ -25,7 +25,14 @@ if (process.argv.includes('--browser')) {
   browser.unref();
   browserPid = browser.pid!;
 }
-const started = { runDir: guard.dir, watchdogPid: guard.watchdogPid, clusterDir: cluster.dir, postmasterPid, testProcessPid: testProcess.pid!, browserPid,
-  secondCluster: second && { dir: second.dir, postmasterPid: postmasterOf(second.dataDir) } };
+const started = {
+  runDir: guard.dir,
+  watchdogPid: guard.watchdogPid,
+  clusterDir: cluster.dir,
+  postmasterPid,
+  testProcessPid: testProcess.pid!,
+  browserPid,
+  secondCluster: second && { dir: second.dir, postmasterPid: postmasterOf(second.dataDir) },
+};
 console.log(JSON.stringify(started));
 setInterval(() => {}, 60_000);
