@@ -57,6 +57,9 @@ describe('a stale dashboard session cookie', () => {
     await page.getByLabel('API key').fill(apiKey);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Knowledge Bases' }).waitFor();
+    // The heading renders before the list's own query returns: revoking before that query is
+    // answered would end the session on it instead of on the click below.
+    await page.getByText('No knowledge base yet').waitFor();
     const secret = (await context.cookies(served.url)).find((c) => c.name === 'gw_admin')!.value;
     await revokeAdminSession(t.deps, secret);
 
